@@ -1,0 +1,169 @@
+package io.locksmith;
+
+import io.locksmith.internal.ClientBuilder;
+import io.locksmith.internal.Configuration;
+import io.locksmith.spi.Capability;
+import io.locksmith.spi.LockProviderFactory;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The entry point: a connection to one lock store, chosen by a URI.
+ * <pre>{@code
+ * try (LockClient locks = LockClient.open("redis://127.0.0.1:6379")) {    // or LockClient.fromEnvironment()
+ *     try (Lease lease = locks.lock("order:1001").acquire(Duration.ofSeconds(3))) {
+ *         long token = lease.fencingToken();
+ *         ...
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>The URI's scheme picks the backend ({@code mem://}, {@code redis://}, {@code zookeeper://},
+ * {@code etcd://}, ...), found with {@link java.util.ServiceLoader} through
+ * {@link LockProviderFactory}. Parameters common to every store:
+ * {@code lease} (default lease time, e.g. {@code 30s}), {@code renew} ({@code true}/{@code false}),
+ * {@code maxHold} (e.g. {@code 10m}, or {@code none}). See {@code docs/CONFIGURATION.md}.
+ *
+ * <p>A client is thread-safe and meant to be shared: one per store per application. It uses one
+ * background thread for renewals and deadlines, whatever the number of locks held, and no thread per
+ * waiter. Closing it releases every lease it still holds.
+ */
+public interface LockClient extends AutoCloseable {
+
+    /** The environment variable read by {@link #fromEnvironment()}. */
+    String ENV_VARIABLE = "LOCKSMITH_URI";
+    /** The system property read by {@link #fromEnvironment()}. */
+    String SYSTEM_PROPERTY = "locksmith.uri";
+    /** The classpath resource read by {@link #fromEnvironment()}, with the key {@code locksmith.uri}. */
+    String PROPERTIES_RESOURCE = "locksmith.properties";
+
+    /**
+     * Opens a client on the store named by {@code uri}.
+     *
+     * @throws NullPointerException        if {@code uri} is null
+     * @throws LockConfigurationException  if the URI is malformed, its scheme is unknown (the message lists
+     *                                     the available ones) or a parameter is unknown or invalid
+     * @throws LockStoreException          if the store cannot be reached
+     */
+    static LockClient open(String uri) {
+        return builder().uri(uri).build();
+    }
+
+    /**
+     * Opens a client from, in this order: the system property {@value #SYSTEM_PROPERTY}, the environment
+     * variable {@value #ENV_VARIABLE}, the key {@code locksmith.uri} of the classpath resource
+     * {@value #PROPERTIES_RESOURCE}.
+     *
+     * @throws LockConfigurationException if none of them is set (the message names all three), or as
+     *                                     {@link #open(String)}
+     */
+    static LockClient fromEnvironment() {
+        return open(Configuration.uriFromEnvironment());
+    }
+
+    /** A builder for a client with a listener, a trace id source or default lock options. */
+    static Builder builder() {
+        return new ClientBuilder();
+    }
+
+    /**
+     * The lock of that name with this client's default options.
+     *
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is empty, blank, longer than 512 characters or
+     *                                  contains control characters
+     * @throws IllegalStateException    if the client is closed
+     */
+    DistributedLock lock(String name);
+
+    /**
+     * The lock of that name with the given options.
+     *
+     * @throws NullPointerException     if {@code name} or {@code options} is null
+     * @throws IllegalArgumentException as {@link #lock(String)}, or if the store cannot honour the lease time
+     *                                  (etcd counts whole seconds, for example); the message says what it can
+     * @throws IllegalStateException    if the client is closed
+     */
+    DistributedLock lock(String name, LockOptions options);
+
+    /**
+     * Asks the store who holds the named lock.
+     *
+     * @return the holder, or empty if the lock is free
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is not a valid lock name
+     */
+    Optional<LockInfo> inspect(String name);
+
+    /** This client's id, part of every {@link HolderIdentity} it creates. */
+    String clientId();
+
+    /** The store this client talks to, e.g. {@code redis://127.0.0.1:6379 (jedis)}, without credentials. */
+    String describe();
+
+    /** What the store behind this client supports beyond the required rules. */
+    Set<Capability> capabilities();
+
+    /** How many store locks this client holds now (re-entrant leases count once). */
+    int heldCount();
+
+    /**
+     * Releases every lease this client still holds (their holders are told, with
+     * {@link LossReason#CLIENT_CLOSED}), stops the renewal thread and closes the store connection.
+     * Closing a closed client does nothing.
+     */
+    @Override
+    void close();
+
+    /** Builds a {@link LockClient}. Not thread-safe. */
+    interface Builder {
+        /**
+         * The store URI.
+         *
+         * @throws NullPointerException if {@code uri} is null
+         */
+        Builder uri(String uri);
+
+        /**
+         * Uses this factory instead of looking the scheme up with {@link java.util.ServiceLoader}: for a custom
+         * backend under test, or a factory holding an existing connection (a {@code RedissonClient}, say).
+         *
+         * @throws NullPointerException if {@code factory} is null
+         */
+        Builder factory(LockProviderFactory factory);
+
+        /** Default options for {@link LockClient#lock(String)}; overrides the URI's {@code lease}/{@code renew}/{@code maxHold}. */
+        Builder defaultLockOptions(LockOptions options);
+
+        /** Adds a listener for lock events (metrics, logs). */
+        Builder listener(LockListener listener);
+
+        /**
+         * Where trace ids come from. The default reads the SLF4J MDC keys {@code traceId}, {@code trace_id}
+         * and {@code X-B3-TraceId}.
+         */
+        Builder traceIdSupplier(Supplier<String> traceIdSupplier);
+
+        /** Sets the client id instead of a random UUID (it must be unique among live clients). */
+        Builder clientId(String clientId);
+
+        /**
+         * How long a missing notification may delay a waiter at most: the cap of the backoff poll that backs
+         * up notifications. Default 1 s; stores without notification use a 20 ms to 500 ms backoff.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        Builder maxPollInterval(Duration interval);
+
+        /**
+         * Opens the client.
+         *
+         * @throws LockConfigurationException if no URI was given, or as {@link LockClient#open(String)}
+         * @throws LockStoreException         if the store cannot be reached
+         */
+        LockClient build();
+    }
+}

@@ -1,0 +1,181 @@
+package io.locksmith;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How a lock's leases behave: the lease time (TTL in the store), whether the client renews it while
+ * it is held, the maximum time it may be held in total, and what happens on loss.
+ *
+ * <p>Immutable; made by {@link #builder()}, which validates every value and names the bad one:
+ * <pre>{@code
+ * LockOptions options = LockOptions.builder()
+ *         .leaseTime(Duration.ofSeconds(10))   // the store frees the lock 10 s after the last renewal
+ *         .maxHold(Duration.ofMinutes(2))      // renewal stops after 2 minutes: a stuck holder cannot keep it
+ *         .onLoss(LossAction.NOTIFY_AND_INTERRUPT_HOLDER)
+ *         .build();
+ * }</pre>
+ *
+ * <p>Defaults: a 30 s renewing lease, a maximum hold of 10 minutes, {@link LossAction#NOTIFY}.
+ */
+public final class LockOptions {
+
+    /** Lease time used when none is configured. */
+    public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+    /** Maximum hold time used when none is configured. */
+    public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(10);
+
+    private static final LockOptions DEFAULTS = builder().build();
+
+    private final Duration leaseTime;
+    private final boolean renewing;
+    private final Duration maxHold;
+    private final LossAction lossAction;
+
+    private LockOptions(Builder builder) {
+        this.leaseTime = builder.leaseTime;
+        this.renewing = builder.renewing;
+        this.maxHold = builder.maxHold;
+        this.lossAction = builder.lossAction;
+    }
+
+    /** The default options. */
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from these options. */
+    public Builder toBuilder() {
+        Builder builder = new Builder();
+        builder.leaseTime = leaseTime;
+        builder.renewing = renewing;
+        builder.maxHold = maxHold;
+        builder.lossAction = lossAction;
+        return builder;
+    }
+
+    /** How long the store keeps the lock after the last acquire or renewal. */
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /** Whether the client renews the lease while it is held (a watchdog), or lets it run out. */
+    public boolean isRenewing() {
+        return renewing;
+    }
+
+    /** The longest a renewing lease is kept alive; empty when unbounded (not recommended). */
+    public Optional<Duration> maxHold() {
+        return Optional.ofNullable(maxHold);
+    }
+
+    /** What happens on loss beyond marking the lease lost. */
+    public LossAction lossAction() {
+        return lossAction;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LockOptions other && leaseTime.equals(other.leaseTime) && renewing == other.renewing
+                && Objects.equals(maxHold, other.maxHold) && lossAction == other.lossAction;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(leaseTime, renewing, maxHold, lossAction);
+    }
+
+    @Override
+    public String toString() {
+        return "LockOptions[leaseTime=" + leaseTime + ", renewing=" + renewing + ", maxHold="
+                + (maxHold == null ? "unbounded" : maxHold) + ", onLoss=" + lossAction + "]";
+    }
+
+    /** Builds {@link LockOptions}; every setter validates its argument. Not thread-safe. */
+    public static final class Builder {
+        private Duration leaseTime = DEFAULT_LEASE_TIME;
+        private boolean renewing = true;
+        private Duration maxHold = DEFAULT_MAX_HOLD;
+        private LossAction lossAction = LossAction.NOTIFY;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the lease time: how long the store keeps the lock after the last acquire or renewal.
+         *
+         * @throws NullPointerException     if {@code leaseTime} is null
+         * @throws IllegalArgumentException if {@code leaseTime} is zero or negative
+         */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = requirePositive(leaseTime, "leaseTime");
+            return this;
+        }
+
+        /** The client renews the lease at a third of the lease time while it is held (the default). */
+        public Builder renewing() {
+            this.renewing = true;
+            return this;
+        }
+
+        /** The lease is never renewed: it ends after the lease time, and the holder is told it was lost. */
+        public Builder fixedLease() {
+            this.renewing = false;
+            return this;
+        }
+
+        /**
+         * Sets the maximum hold: after this long, renewal stops and the lease runs out.
+         *
+         * @throws NullPointerException     if {@code maxHold} is null
+         * @throws IllegalArgumentException if {@code maxHold} is zero or negative
+         */
+        public Builder maxHold(Duration maxHold) {
+            this.maxHold = requirePositive(maxHold, "maxHold");
+            return this;
+        }
+
+        /** Renewal never stops while the lease is held. A stuck holder then keeps the lock forever. */
+        public Builder unboundedHold() {
+            this.maxHold = null;
+            return this;
+        }
+
+        /**
+         * Sets what happens on loss beyond marking the lease lost.
+         *
+         * @throws NullPointerException if {@code action} is null
+         */
+        public Builder onLoss(LossAction action) {
+            this.lossAction = Objects.requireNonNull(action, "action cannot be null");
+            return this;
+        }
+
+        /**
+         * Builds the options.
+         *
+         * @throws IllegalArgumentException if the maximum hold is shorter than the lease time
+         */
+        public LockOptions build() {
+            if (maxHold != null && maxHold.compareTo(leaseTime) < 0) {
+                throw new IllegalArgumentException("maxHold (" + maxHold + ") must not be shorter than leaseTime ("
+                        + leaseTime + ")");
+            }
+            return new LockOptions(this);
+        }
+
+        private static Duration requirePositive(Duration value, String what) {
+            Objects.requireNonNull(value, what + " cannot be null");
+            if (value.isZero() || value.isNegative()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+}

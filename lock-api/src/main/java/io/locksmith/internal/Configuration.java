@@ -1,0 +1,55 @@
+package io.locksmith.internal;
+
+import io.locksmith.LockClient;
+import io.locksmith.LockConfigurationException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+
+/** Finds the store URI outside the code: system property, environment variable, classpath properties. */
+public final class Configuration {
+
+    private Configuration() {
+    }
+
+    /**
+     * The URI from the first source that sets it.
+     *
+     * @throws LockConfigurationException if none does, naming all three sources
+     */
+    public static String uriFromEnvironment() {
+        String fromProperty = System.getProperty(LockClient.SYSTEM_PROPERTY);
+        if (fromProperty != null && !fromProperty.isBlank()) {
+            return fromProperty;
+        }
+        String fromEnvironment = System.getenv(LockClient.ENV_VARIABLE);
+        if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+            return fromEnvironment;
+        }
+        String fromFile = fromPropertiesResource(Thread.currentThread().getContextClassLoader());
+        if (fromFile != null) {
+            return fromFile;
+        }
+        throw new LockConfigurationException("no lock store configured: set the system property '"
+                + LockClient.SYSTEM_PROPERTY + "', the environment variable '" + LockClient.ENV_VARIABLE
+                + "', or the key 'locksmith.uri' in a classpath resource '" + LockClient.PROPERTIES_RESOURCE
+                + "' (e.g. locksmith.uri=mem://)");
+    }
+
+    static String fromPropertiesResource(ClassLoader loader) {
+        ClassLoader classLoader = loader != null ? loader : Configuration.class.getClassLoader();
+        try (InputStream in = classLoader.getResourceAsStream(LockClient.PROPERTIES_RESOURCE)) {
+            if (in == null) {
+                return null;
+            }
+            Properties properties = new Properties();
+            properties.load(in);
+            String value = properties.getProperty(LockClient.SYSTEM_PROPERTY);
+            return value == null || value.isBlank() ? null : value.strip();
+        } catch (IOException e) {
+            throw new LockConfigurationException("cannot read classpath resource '" + LockClient.PROPERTIES_RESOURCE
+                    + "': " + e.getMessage(), e);
+        }
+    }
+}

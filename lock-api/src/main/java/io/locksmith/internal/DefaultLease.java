@@ -1,0 +1,113 @@
+package io.locksmith.internal;
+
+import io.locksmith.HolderIdentity;
+import io.locksmith.Lease;
+import io.locksmith.LeaseLostEvent;
+import io.locksmith.LockLostException;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/** One lease handle; re-entrant handles share a {@link HeldLock}. */
+final class DefaultLease implements Lease {
+
+    private final DefaultLockClient client;
+    private final HeldLock lock;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    DefaultLease(DefaultLockClient client, HeldLock lock) {
+        this.client = client;
+        this.lock = lock;
+    }
+
+    HeldLock heldLock() {
+        return lock;
+    }
+
+    @Override
+    public String lockName() {
+        return lock.name();
+    }
+
+    @Override
+    public long fencingToken() {
+        return lock.grant.fencingToken();
+    }
+
+    @Override
+    public HolderIdentity holder() {
+        return lock.grant.owner().holder();
+    }
+
+    @Override
+    public boolean isHeld() {
+        if (closed.get()) {
+            return false;
+        }
+        long now = System.nanoTime();
+        if (lock.isHeld(now)) {
+            return true;
+        }
+        noticeExpiry(now);
+        return false;
+    }
+
+    @Override
+    public void ensureHeld() {
+        if (closed.get()) {
+            throw new IllegalMonitorStateException("lease on lock '" + lock.name() + "' (token "
+                    + lock.grant.fencingToken() + ") was already closed");
+        }
+        long now = System.nanoTime();
+        if (lock.isHeld(now)) {
+            return;
+        }
+        noticeExpiry(now);
+        LeaseLostEvent event = lock.lostEvent();
+        if (event == null) {
+            throw new IllegalMonitorStateException("lock '" + lock.name() + "' was released");
+        }
+        throw new LockLostException(event);
+    }
+
+    /** The deadline passed before the renewal thread noticed (it may be late, or this thread was paused). */
+    private void noticeExpiry(long now) {
+        if (lock.state() == HeldLock.State.HELD && now >= lock.deadline) {
+            client.lose(lock, lock.expiryReason(now), "the lease ran out before it was renewed (noticed by the holder)",
+                    lock.lastRenewalError);
+        }
+    }
+
+    @Override
+    public Lease onLost(Consumer<LeaseLostEvent> callback) {
+        Objects.requireNonNull(callback, "callback cannot be null");
+        LeaseLostEvent already = lock.addLossCallback(callback);
+        if (already != null) {
+            DefaultLockClient.runCallback(callback, already);
+        }
+        return this;
+    }
+
+    @Override
+    public int holdCount() {
+        return lock.holdCount();
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        HeldLock.State previous = lock.leaseClosed();
+        if (previous != null) {
+            client.lastLeaseClosed(lock, previous);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Lease[" + lock.name() + ", token " + lock.grant.fencingToken() + ", "
+                + (closed.get() ? "closed" : lock.state()) + "]";
+    }
+}

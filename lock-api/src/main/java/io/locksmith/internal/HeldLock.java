@@ -1,0 +1,178 @@
+package io.locksmith.internal;
+
+import io.locksmith.LeaseLostEvent;
+import io.locksmith.LockOptions;
+import io.locksmith.LossReason;
+import io.locksmith.spi.Grant;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * One store lock held by a client, shared by the re-entrant leases on it. Holds the timing state the
+ * renewal thread works on; all times are {@link System#nanoTime()} values.
+ */
+final class HeldLock {
+
+    enum State { HELD, RELEASED, LOST }
+
+    final Grant grant;
+    final LockOptions options;
+    final long ttlNanos;
+    final Thread acquiringThread;
+    final long acquiredAt;
+    /** When renewal stops for good, or {@link Long#MAX_VALUE}. */
+    final long maxHoldAt;
+
+    private State state = State.HELD;
+    private int holdCount = 1;
+    private LeaseLostEvent lostEvent;
+    private List<Consumer<LeaseLostEvent>> lossCallbacks;
+
+    /** Past this the store may have freed the lock; the lease counts as lost. Written by one thread at a time. */
+    volatile long deadline;
+    /** When the renewal thread should renew next. */
+    volatile long renewAt;
+    /** Whether the last renewal attempt failed with a store error (the loss reason if the deadline passes). */
+    volatile boolean lastRenewalFailed;
+    volatile Throwable lastRenewalError;
+
+    HeldLock(Grant grant, LockOptions options, long ttlNanos, long sentAt, long acquiredAt) {
+        this.grant = grant;
+        this.options = options;
+        this.ttlNanos = ttlNanos;
+        this.acquiringThread = Thread.currentThread();
+        this.acquiredAt = acquiredAt;
+        this.maxHoldAt = options.isRenewing() && options.maxHold().isPresent()
+                ? saturatedAdd(acquiredAt, options.maxHold().get().toNanos())
+                : Long.MAX_VALUE;
+        confirmed(sentAt, grant.validity().toNanos());
+    }
+
+    /** The store confirmed the lock for {@code validityNanos} from {@code sentAt}. */
+    void confirmed(long sentAt, long validityNanos) {
+        this.deadline = sentAt + validityNanos - driftMargin(validityNanos);
+        this.renewAt = sentAt + ttlNanos / 3;
+        this.lastRenewalFailed = false;
+        this.lastRenewalError = null;
+    }
+
+    /**
+     * A safety margin against the store's clock running faster than ours, as RedLock does:
+     * 1% of the validity plus 2 ms.
+     */
+    static long driftMargin(long validityNanos) {
+        return validityNanos / 100 + 2_000_000L;
+    }
+
+    boolean wantsRenewal(long now) {
+        return options.isRenewing() && now < maxHoldAt;
+    }
+
+    String name() {
+        return grant.name();
+    }
+
+    synchronized State state() {
+        return state;
+    }
+
+    synchronized boolean isHeld(long now) {
+        return state == State.HELD && now < deadline;
+    }
+
+    /** Counts one more re-entrant lease, unless the lock is no longer held. */
+    synchronized boolean tryReenter() {
+        if (state != State.HELD || holdCount == 0) {
+            return false;
+        }
+        holdCount++;
+        return true;
+    }
+
+    synchronized int holdCount() {
+        return holdCount;
+    }
+
+    /**
+     * One lease closed.
+     *
+     * @return the state the lock was in if this was the last lease, or null if others remain
+     */
+    synchronized State leaseClosed() {
+        if (holdCount == 0) {
+            return null;
+        }
+        holdCount--;
+        if (holdCount > 0) {
+            return null;
+        }
+        State previous = state;
+        if (state == State.HELD) {
+            state = State.RELEASED;
+        }
+        return previous;
+    }
+
+    /**
+     * Marks the lock lost, once.
+     *
+     * @return the callbacks to run, or null if it was not held any more
+     */
+    synchronized List<Consumer<LeaseLostEvent>> markLost(LeaseLostEvent event) {
+        if (state != State.HELD) {
+            return null;
+        }
+        state = State.LOST;
+        lostEvent = event;
+        List<Consumer<LeaseLostEvent>> callbacks = lossCallbacks == null ? List.of() : lossCallbacks;
+        lossCallbacks = null;
+        return callbacks;
+    }
+
+    /** Takes the loss callbacks out, for a loss discovered after the lock was released locally. */
+    synchronized List<Consumer<LeaseLostEvent>> drainCallbacks() {
+        List<Consumer<LeaseLostEvent>> callbacks = lossCallbacks == null ? List.of() : lossCallbacks;
+        lossCallbacks = null;
+        return callbacks;
+    }
+
+    synchronized LeaseLostEvent lostEvent() {
+        return lostEvent;
+    }
+
+    /**
+     * Adds a loss callback.
+     *
+     * @return the loss event if the lock is already lost (the caller runs the callback), else null
+     */
+    synchronized LeaseLostEvent addLossCallback(Consumer<LeaseLostEvent> callback) {
+        if (state == State.LOST) {
+            return lostEvent;
+        }
+        if (state == State.HELD) {
+            if (lossCallbacks == null) {
+                lossCallbacks = new ArrayList<>(1);
+            }
+            lossCallbacks.add(callback);
+        }
+        return null;
+    }
+
+    /** The reason to give when the local deadline passed. */
+    LossReason expiryReason(long now) {
+        if (options.isRenewing() && now >= maxHoldAt) {
+            return LossReason.MAX_HOLD_EXCEEDED;
+        }
+        if (lastRenewalFailed) {
+            return LossReason.STORE_UNREACHABLE;
+        }
+        return LossReason.EXPIRED;
+    }
+
+    static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+    }
+}

@@ -1,0 +1,52 @@
+package io.locksmith.internal;
+
+import io.locksmith.LockConfigurationException;
+import io.locksmith.spi.LockProviderFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** Finds {@link LockProviderFactory}s with {@link ServiceLoader}, by scheme. */
+final class ProviderRegistry {
+
+    private ProviderRegistry() {
+    }
+
+    static LockProviderFactory forScheme(String scheme, String uriForMessages) {
+        Set<String> available = new TreeSet<>();
+        for (LockProviderFactory factory : factories()) {
+            if (factory.schemes().contains(scheme)) {
+                return factory;
+            }
+            available.addAll(factory.schemes());
+        }
+        throw new LockConfigurationException("unknown lock store scheme '" + scheme + "' in '" + uriForMessages
+                + "'; available schemes on the classpath: " + available
+                + " (add the backend module, e.g. io.locksmith:backend-redis, for more)");
+    }
+
+    static List<LockProviderFactory> factories() {
+        List<LockProviderFactory> result = new ArrayList<>();
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        ServiceLoader<LockProviderFactory> serviceLoader = ServiceLoader.load(LockProviderFactory.class,
+                loader != null ? loader : ProviderRegistry.class.getClassLoader());
+        var iterator = serviceLoader.iterator();
+        while (true) {
+            try {
+                if (!iterator.hasNext()) {
+                    break;
+                }
+                result.add(iterator.next());
+            } catch (ServiceConfigurationError e) {
+                // A broken backend jar must not hide the others; say which one is broken.
+                throw new LockConfigurationException("a lock store backend on the classpath cannot be loaded: "
+                        + e.getMessage(), e);
+            }
+        }
+        return result;
+    }
+}

@@ -1,0 +1,63 @@
+package io.locksmith.mem;
+
+import io.locksmith.LockInfo;
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Capability;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+
+/** The {@code mem://} provider: the reference implementation of the SPI over a {@link MemStore}. */
+final class MemLockProvider implements LockProvider {
+
+    private final MemStore store;
+
+    MemLockProvider(MemStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(AcquireRequest request) {
+        long token = store.tryAcquire(request.name(), request.owner().id(), request.owner().holder(), request.ttl());
+        return token < 0 ? Optional.empty() : Optional.of(new Grant(request.name(), request.owner(), token, request.ttl()));
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration ttl) {
+        return store.renew(grant.name(), grant.owner().id(), ttl);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return store.release(grant.name(), grant.owner().id());
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return Optional.ofNullable(store.inspect(name));
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION);
+    }
+
+    @Override
+    public AutoCloseable subscribe(String name, Runnable onChange) {
+        return store.subscribe(name, onChange);
+    }
+
+    @Override
+    public String describe() {
+        return store.toString();
+    }
+
+    @Override
+    public void close() {
+        // The store outlives its clients, as a server would.
+    }
+}

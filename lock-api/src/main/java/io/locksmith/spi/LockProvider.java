@@ -1,0 +1,132 @@
+package io.locksmith.spi;
+
+import io.locksmith.LockInfo;
+import io.locksmith.LockStoreException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The store-specific part of a lock: what a backend implements. Everything else (re-entry, waiting,
+ * renewal scheduling, maximum hold, loss signalling, holder identity, validation, metrics) lives once in
+ * the shared client; a provider does not repeat it.
+ *
+ * <h2>Implementation considerations</h2>
+ * <ul>
+ * <li>{@link #tryAcquire} is one atomic step: the lock, its TTL and its fencing token are set together or
+ *     not at all. Losing the race is an empty result, not an exception.</li>
+ * <li>{@link #renew} and {@link #release} compare the owner id in the store before they change anything.
+ *     A holder whose lease ran out must never extend or delete its successor's lock.</li>
+ * <li>Store failures are thrown as {@link LockStoreException} naming the store. The client treats a
+ *     failed acquire as ambiguous and calls {@link #release} for it, so {@code release} must accept a
+ *     grant with the owner of a request that may or may not have succeeded ({@link #releaseAmbiguous}).</li>
+ * <li>A provider is used by many threads at once, and must be thread-safe.</li>
+ * <li>A provider that declares {@link Capability#SESSION_BOUND} reports every lock its session loses
+ *     through {@link ProviderContext#lossListener()}.</li>
+ * </ul>
+ * The TCK ({@code io.locksmith:locksmith-tck}) checks all of this against a live store.
+ */
+public interface LockProvider extends AutoCloseable {
+
+    /**
+     * Tries once to take the lock for {@code request.owner()} with a TTL of {@code request.ttl()}.
+     *
+     * @return the grant, or empty if another owner holds the lock (or is ahead in a fair queue)
+     * @throws LockStoreException if the store could not be asked or did not answer
+     */
+    Optional<Grant> tryAcquire(AcquireRequest request);
+
+    /**
+     * Extends a held lock so the store keeps it for {@code ttl} from now, if it is still this owner's.
+     *
+     * @return true if extended; false if the store no longer has this owner's lock (it is lost)
+     * @throws LockStoreException if the store could not be asked or did not answer (the outcome is unknown)
+     */
+    boolean renew(Grant grant, Duration ttl);
+
+    /**
+     * Renews many locks, in one store request where the provider declares {@link Capability#BATCH_RENEW}.
+     * The default renews one by one.
+     *
+     * @return one result per request, in order, as {@link #renew}
+     * @throws LockStoreException if the store could not be asked
+     */
+    default List<Boolean> renewAll(List<RenewRequest> requests) {
+        List<Boolean> results = new ArrayList<>(requests.size());
+        for (RenewRequest request : requests) {
+            results.add(renew(request.grant(), request.ttl()));
+        }
+        return results;
+    }
+
+    /**
+     * Releases a held lock if, and only if, it is still this owner's.
+     *
+     * @return true if this call removed the owner's lock; false if it was no longer the owner's
+     * @throws LockStoreException if the store could not be asked or did not answer
+     */
+    boolean release(Grant grant);
+
+    /**
+     * Cleans up after an acquire whose outcome is unknown (the request may have reached the store before
+     * the error): removes a lock or queue entry held by {@code owner} on {@code name}, if there is one.
+     * The default releases a grant made of the name and owner, which suits providers whose release only
+     * compares the owner id.
+     *
+     * @throws LockStoreException if the store could not be asked
+     */
+    default void releaseAmbiguous(String name, Owner owner) {
+        release(new Grant(name, owner, -1, Duration.ZERO));
+    }
+
+    /**
+     * Drops any waiting state a queueing provider kept for {@code owner} on {@code name} after
+     * {@link AcquireRequest#willWait()} attempts: called when a wait ends without the lock (time-out,
+     * interruption, error). Must leave nothing of the owner behind in the store. The default does nothing.
+     */
+    default void cancel(String name, Owner owner) {
+    }
+
+    /**
+     * Who holds the lock now.
+     *
+     * @return the holder, or empty if it is free
+     * @throws LockStoreException if the store could not be asked
+     */
+    Optional<LockInfo> inspect(String name);
+
+    /** What this provider supports beyond the required rules. */
+    Set<Capability> capabilities();
+
+    /**
+     * The TTL the store will really apply for a requested one: etcd rounds up to whole seconds, for example.
+     * The default honours any positive TTL.
+     *
+     * @throws IllegalArgumentException if the store cannot honour {@code requested}; the message says what it can
+     */
+    default Duration effectiveTtl(Duration requested) {
+        return requested;
+    }
+
+    /**
+     * Calls {@code onChange} whenever the lock {@code name} may have become free, until the returned
+     * handle is closed. Only called when {@link Capability#RELEASE_NOTIFICATION} is declared. For a queueing
+     * provider, a change of the caller's predecessor counts. The callback must be fast; it is called from
+     * the provider's own thread.
+     *
+     * @throws UnsupportedOperationException if the provider cannot notify
+     */
+    default AutoCloseable subscribe(String name, Runnable onChange) {
+        throw new UnsupportedOperationException(describe() + " cannot notify of releases");
+    }
+
+    /** The store, for messages: scheme, hosts and transport, never credentials. */
+    String describe();
+
+    /** Closes connections and background work. Locks still held are left to their TTL. */
+    @Override
+    void close();
+}
