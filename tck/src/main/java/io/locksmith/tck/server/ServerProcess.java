@@ -1,0 +1,206 @@
+package io.locksmith.tck.server;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A store server run as an external process for tests (redis-server, redis-sentinel, etcd): started on
+ * loopback, with hooks to kill it (-9), pause it (SIGSTOP) and resume it (SIGCONT), and to restart it with
+ * the same arguments. Its output goes to a log file in its work directory, named in failures.
+ *
+ * <p>A missing binary is a failure with an install hint, never a skipped test.
+ */
+public final class ServerProcess implements AutoCloseable {
+
+    private final String name;
+    private final List<String> command;
+    private final Path workDir;
+    private final Path log;
+    private final int port;
+    private Process process;
+
+    private ServerProcess(String name, List<String> command, Path workDir, int port) {
+        this.name = name;
+        this.command = List.copyOf(command);
+        this.workDir = workDir;
+        this.log = workDir.resolve(name + ".log");
+        this.port = port;
+    }
+
+    /**
+     * Starts {@code command} in {@code workDir} and waits until it listens on {@code port}.
+     *
+     * @param name        for messages and the log file name, e.g. {@code redis-6379}
+     * @param installHint what to run when the binary is missing, e.g. {@code apt-get install -y redis-server}
+     * @throws IllegalStateException if the binary is missing (with the hint) or the server does not come up
+     */
+    public static ServerProcess start(String name, List<String> command, Path workDir, int port, String installHint) {
+        requireBinary(command.get(0), installHint);
+        ServerProcess server = new ServerProcess(name, command, workDir, port);
+        server.startProcess();
+        return server;
+    }
+
+    /**
+     * Fails with an install hint if {@code binary} is not on the PATH (or not executable, if a path).
+     *
+     * @return the absolute path of the binary
+     */
+    public static String requireBinary(String binary, String installHint) {
+        if (binary.contains(File.separator)) {
+            if (Files.isExecutable(Path.of(binary))) {
+                return binary;
+            }
+        } else {
+            String path = System.getenv("PATH");
+            for (String dir : (path == null ? "/usr/bin:/usr/sbin:/usr/local/bin" : path).split(File.pathSeparator)) {
+                Path candidate = Path.of(dir, binary);
+                if (Files.isExecutable(candidate)) {
+                    return candidate.toString();
+                }
+            }
+            for (String dir : List.of("/usr/bin", "/usr/sbin", "/usr/local/bin")) {
+                Path candidate = Path.of(dir, binary);
+                if (Files.isExecutable(candidate)) {
+                    return candidate.toString();
+                }
+            }
+        }
+        throw new IllegalStateException("'" + binary + "' is not installed, and the tests need a real server. Install it: "
+                + installHint + " (or run scripts/install-servers.sh)");
+    }
+
+    private void startProcess() {
+        try {
+            Files.createDirectories(workDir);
+            process = new ProcessBuilder(command)
+                    .directory(workDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name + ": " + command, e);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!FreePorts.isListening(port)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with code " + process.exitValue()
+                        + " before listening on port " + port + "; its log " + log + " ends with:\n" + tail());
+            }
+            if (System.nanoTime() > deadline) {
+                process.destroyForcibly();
+                throw new IllegalStateException(name + " did not listen on 127.0.0.1:" + port + " within 20 s; log "
+                        + log + ":\n" + tail());
+            }
+            try {
+                Thread.sleep(20); // polling a socket: there is no event to await
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+                throw new IllegalStateException("interrupted while starting " + name, e);
+            }
+        }
+    }
+
+    /** The last lines of the server's log, for failure messages. */
+    public String tail() {
+        try {
+            List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException e) {
+            return "(log unreadable: " + e.getMessage() + ")";
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** Kills the server with SIGKILL and waits for it to be gone: a crash, no clean shutdown. */
+    public void kill() {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Stops the process with SIGSTOP: it keeps its sockets but answers nothing, as a long GC pause would. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Resumes a paused process with SIGCONT. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed for " + name);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot signal " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + name, e);
+        }
+    }
+
+    /** Starts the server again with the same command, after {@link #kill()}. */
+    public void restart() {
+        kill();
+        startProcess();
+    }
+
+    /** The command line, for messages. */
+    public List<String> command() {
+        return new ArrayList<>(command);
+    }
+
+    /** Kills the server (SIGCONT first, in case it was paused). */
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            try {
+                resume();
+            } catch (RuntimeException ignored) {
+                // it is being killed anyway
+            }
+            kill();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (pid " + (process == null ? "-" : process.pid()) + ", port " + port + ")";
+    }
+}
