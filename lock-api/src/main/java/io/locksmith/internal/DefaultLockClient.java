@@ -8,6 +8,7 @@ import io.locksmith.LockConfigurationException;
 import io.locksmith.LockEvent;
 import io.locksmith.LockException;
 import io.locksmith.LockInfo;
+import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
 import io.locksmith.LossAction;
 import io.locksmith.LossReason;
@@ -343,8 +344,9 @@ final class DefaultLockClient implements LockClient {
             LOG.warn("lease lost on lock '{}' (token {}, {}): {} - {}", event.lockName(), event.fencingToken(),
                     event.holder(), event.reason(), event.detail());
         }
+        // A LockLostException, not the bare cause: listeners (metrics, logs) need the reason; the cause stays its cause.
         events.emit(LockEvent.Type.LOST, lock.name(), lock.grant.fencingToken(), lock.grant.owner().holder(),
-                heldNanos, event.cause());
+                heldNanos, new LockLostException(event));
         for (Consumer<LeaseLostEvent> callback : callbacks) {
             runCallback(callback, event);
         }
