@@ -1,0 +1,156 @@
+package io.locksmith.spring;
+
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import io.locksmith.LockConfigurationException;
+import io.locksmith.LockOptions;
+import io.locksmith.LossAction;
+import io.locksmith.micrometer.LockMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class LocksmithAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(LocksmithAutoConfiguration.class,
+                    LocksmithMetricsAutoConfiguration.class, LocksmithHealthAutoConfiguration.class));
+
+    private static String memUri() {
+        return "locksmith.uri=mem://starter-" + UUID.randomUUID();
+    }
+
+    @Test
+    void clientIsBuiltFromPropertiesAndClosedWithTheContext() {
+        AtomicReference<LockClient> seen = new AtomicReference<>();
+        runner.withPropertyValues(memUri(), "locksmith.lease=12s", "locksmith.max-hold=2m", "locksmith.renew=false",
+                        "locksmith.on-loss=NOTIFY_AND_INTERRUPT_HOLDER", "locksmith.client-id=orders-1")
+                .run(context -> {
+                    LockClient client = context.getBean(LockClient.class);
+                    seen.set(client);
+                    LockOptions options = client.lock("order:1").options();
+                    assertThat(options.leaseTime()).isEqualTo(Duration.ofSeconds(12));
+                    assertThat(options.maxHold()).contains(Duration.ofMinutes(2));
+                    assertThat(options.isRenewing()).isFalse();
+                    assertThat(options.lossAction()).isEqualTo(LossAction.NOTIFY_AND_INTERRUPT_HOLDER);
+                    assertThat(client.clientId()).isEqualTo("orders-1");
+                    assertThat(context).hasSingleBean(LockEventLogger.class);
+                });
+        assertThrows(IllegalStateException.class, () -> seen.get().lock("after-close"));
+    }
+
+    @Test
+    void uriParametersApplyWhenNoLeasePropertyIsSet() {
+        runner.withPropertyValues("locksmith.uri=mem://starter-" + UUID.randomUUID() + "?lease=7s")
+                .run(context -> assertThat(context.getBean(LockClient.class).lock("a").options().leaseTime())
+                        .isEqualTo(Duration.ofSeconds(7)));
+    }
+
+    @Test
+    void leaseSetInBothUriAndPropertiesIsRefused() {
+        runner.withPropertyValues("locksmith.uri=mem://starter-" + UUID.randomUUID() + "?lease=7s", "locksmith.lease=9s")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(LockConfigurationException.class).hasMessageContaining("set twice")
+                        .hasMessageContaining("'lease'"));
+    }
+
+    @Test
+    void missingUriFailsTheStartupNamingTheProperty() {
+        runner.run(context -> assertThat(context).getFailure().rootCause()
+                .isInstanceOf(LockConfigurationException.class).hasMessageContaining("locksmith.uri"));
+    }
+
+    @Test
+    void unknownSchemeFailsTheStartupNamingIt() {
+        runner.withPropertyValues("locksmith.uri=nosuchstore://x").run(context -> assertThat(context).getFailure()
+                .rootCause().hasMessageContaining("nosuchstore"));
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnClient() {
+        runner.withUserConfiguration(OwnClient.class).run(context -> {
+            assertThat(context).hasSingleBean(LockClient.class);
+            assertThat(context.getBean(LockClient.class).clientId()).isEqualTo("own-client");
+        });
+    }
+
+    @Test
+    void canBeSwitchedOff() {
+        runner.withPropertyValues("locksmith.enabled=false").run(context -> {
+            assertThat(context).doesNotHaveBean(LockClient.class);
+            assertThat(context).doesNotHaveBean(LockedMethodAdvisor.class);
+        });
+    }
+
+    @Test
+    void healthIsUpWithRoundTripTime() {
+        runner.withPropertyValues(memUri()).run(context -> {
+            Health health = context.getBean(LocksmithHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsKeys("roundTripMs", "store", "clientId", "heldLocks");
+            assertThat(health.getDetails().get("store").toString()).startsWith("mem://");
+        });
+    }
+
+    @Test
+    void healthIsDownWhenTheStoreFails() {
+        runner.withPropertyValues(memUri()).run(context -> {
+            LockClient client = context.getBean(LockClient.class);
+            client.close(); // the client refuses every call now, as an unreachable store would fail them
+            Health health = new LocksmithHealthIndicator(client, "probe").health();
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.getDetails()).containsKey("error");
+        });
+    }
+
+    @Test
+    void metricsAreRecordedWhenAMeterRegistryExists() {
+        runner.withUserConfiguration(Registry.class).withPropertyValues(memUri(), "locksmith.metrics.max-name-groups=1")
+                .run(context -> {
+                    LockClient client = context.getBean(LockClient.class);
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    try (Lease lease = client.lock("order:1").acquire(Duration.ofSeconds(1))) {
+                        assertThat(registry.get(LockMetrics.HELD).gauge().value()).isEqualTo(1.0);
+                    }
+                    client.lock("stock:1").acquire(Duration.ofSeconds(1)).close();
+                    assertThat(registry.get(LockMetrics.ACQUIRE).tags("group", "order", "outcome", "acquired")
+                            .timer().count()).isEqualTo(1);
+                    assertThat(registry.get(LockMetrics.ACQUIRE).tags("group", "other").timer().count()).isEqualTo(1);
+                    assertThat(registry.get(LockMetrics.HOLD).tags("store", "mem").timers()).isNotEmpty();
+                });
+    }
+
+    @Test
+    void noMetricsWithoutARegistry() {
+        runner.withPropertyValues(memUri()).run(context -> assertThat(context).doesNotHaveBean(LockMetrics.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnClient {
+        @Bean
+        LockClient myLockClient() {
+            return LockClient.builder().uri("mem://own-" + UUID.randomUUID()).clientId("own-client").build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Registry {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+}
