@@ -55,7 +55,8 @@ public @interface Locked {
 
     /**
      * How long to wait for the lock (named {@code waitTime} because an annotation cannot declare {@code wait()}): {@code "3s"}, {@code "500ms"}, {@code "PT2M"}, {@code "0s"} for one attempt
-     * without waiting. Empty means {@code locksmith.annotation.default-wait} (3s unless configured).
+     * without waiting. Empty means {@code locksmith.annotation.default-wait} (3s unless configured). The duration
+     * attributes may be property placeholders: {@code "${orders.lock-wait:3s}"}.
      */
     String waitTime() default "";
 

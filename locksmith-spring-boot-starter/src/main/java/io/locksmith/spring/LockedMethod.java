@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.function.UnaryOperator;
 
 /**
  * What one {@link Locked} method asks for, checked once (at startup, when the proxy is made): the parsed name
@@ -36,28 +37,28 @@ final class LockedMethod {
     private final Locked.Renewal renewal;
     private final Locked.OnTimeout onTimeout;
 
-    private LockedMethod(Method method, Locked locked) {
+    private LockedMethod(Method method, Locked locked, UnaryOperator<String> placeholders) {
         this.method = method;
         this.nameSource = locked.name();
         this.name = parseName(locked.name());
-        this.wait = duration(locked.waitTime(), "waitTime", true);
-        this.lease = duration(locked.leaseTime(), "leaseTime", false);
-        this.maxHold = duration(locked.maxHold(), "maxHold", false);
+        this.wait = duration(placeholders.apply(locked.waitTime()), "waitTime", true);
+        this.lease = duration(placeholders.apply(locked.leaseTime()), "leaseTime", false);
+        this.maxHold = duration(placeholders.apply(locked.maxHold()), "maxHold", false);
         this.renewal = locked.renewal();
         this.onTimeout = locked.onTimeout();
         if (lease != null && maxHold != null && maxHold.compareTo(lease) < 0) {
-            throw invalid("maxHold (" + locked.maxHold() + ") must not be shorter than leaseTime (" + locked.leaseTime() + ")", null);
+            throw invalid("maxHold (" + maxHold + ") must not be shorter than leaseTime (" + lease + ")", null);
         }
         checkReturnType();
     }
 
     /**
-     * Reads and checks the annotation of {@code method}.
+     * Reads and checks the annotation of {@code method}; {@code placeholders} resolves {@code ${...}} in durations.
      *
      * @throws LockConfigurationException naming the method, if the annotation cannot work
      */
-    static LockedMethod of(Method method, Locked locked) {
-        return new LockedMethod(method, locked);
+    static LockedMethod of(Method method, Locked locked, UnaryOperator<String> placeholders) {
+        return new LockedMethod(method, locked, placeholders);
     }
 
     Method method() {

@@ -12,6 +12,7 @@ import org.springframework.expression.BeanResolver;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The Spring AOP advisor behind {@link Locked}: a pointcut on annotated methods and the interceptor that locks
@@ -24,7 +25,7 @@ public final class LockedMethodAdvisor extends AbstractPointcutAdvisor {
     /** Before {@code @Transactional} (whose default order is {@link Ordered#LOWEST_PRECEDENCE}), so it runs outside. */
     public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
-    private final transient LockedMethods methods = new LockedMethods();
+    private final transient LockedMethods methods;
     private final transient Pointcut pointcut = new StaticMethodMatcherPointcut() {
         @Override
         public boolean matches(Method method, Class<?> targetClass) {
@@ -34,7 +35,9 @@ public final class LockedMethodAdvisor extends AbstractPointcutAdvisor {
     };
     private final transient Advice advice;
 
-    LockedMethodAdvisor(ObjectProvider<LockClient> client, Supplier<Duration> defaultWait, BeanResolver beans, int order) {
+    LockedMethodAdvisor(ObjectProvider<LockClient> client, Supplier<Duration> defaultWait, BeanResolver beans,
+                        UnaryOperator<String> placeholders, int order) {
+        this.methods = new LockedMethods(placeholders);
         this.advice = new LockedMethodInterceptor(methods, client, defaultWait, beans);
         setOrder(order);
     }

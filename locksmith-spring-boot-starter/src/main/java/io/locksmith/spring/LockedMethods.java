@@ -9,11 +9,18 @@ import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 
 /** Finds and caches the {@link Locked} annotation of a method as seen on a target class. Thread-safe. */
 final class LockedMethods {
 
     private final Map<MethodClassKey, Optional<LockedMethod>> cache = new ConcurrentHashMap<>();
+    private final UnaryOperator<String> placeholders;
+
+    /** @param placeholders resolves {@code ${...}} placeholders in the duration attributes */
+    LockedMethods(UnaryOperator<String> placeholders) {
+        this.placeholders = placeholders;
+    }
 
     /**
      * The checked annotation of {@code method} on {@code targetClass}, or empty when it has none.
@@ -30,7 +37,7 @@ final class LockedMethods {
         return found;
     }
 
-    private static Optional<LockedMethod> read(Method method, Class<?> targetClass) {
+    private Optional<LockedMethod> read(Method method, Class<?> targetClass) {
         // The implementation's method carries the parameter names and, usually, the annotation.
         Method specific = BridgeMethodResolver.findBridgedMethod(
                 targetClass == null ? method : AopUtils.getMostSpecificMethod(method, targetClass));
@@ -38,6 +45,6 @@ final class LockedMethods {
         if (locked == null && specific != method) {
             locked = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
         }
-        return locked == null ? Optional.empty() : Optional.of(LockedMethod.of(specific, locked));
+        return locked == null ? Optional.empty() : Optional.of(LockedMethod.of(specific, locked, placeholders));
     }
 }

@@ -64,7 +64,7 @@ public class LocksmithAutoConfiguration {
             int order = environment.getProperty("locksmith.annotation.order", Integer.class,
                     LockedMethodAdvisor.DEFAULT_ORDER);
             return new LockedMethodAdvisor(client, () -> defaultWait(properties), new BeanFactoryResolver(beanFactory),
-                    order);
+                    environment::resolveRequiredPlaceholders, order);
         }
 
         private static Duration defaultWait(ObjectProvider<LocksmithProperties> properties) {
