@@ -97,6 +97,13 @@ class LockedAnnotationTest {
         }
     }
 
+    static class PlaceholderService {
+        @Locked(name = "'placeholder'", waitTime = "${test.lock-wait:0s}", leaseTime = "${test.lease}")
+        public Duration leaseTtl() {
+            return LockContext.currentLease().isHeld() ? Duration.ofSeconds(1) : Duration.ZERO;
+        }
+    }
+
     static class AsyncService {
         @Locked(name = "'x'")
         public java.util.concurrent.CompletableFuture<String> work() {
@@ -187,6 +194,14 @@ class LockedAnnotationTest {
                 .hasMessageContaining("3 seconds"));
         runner.withBean(AsyncService.class).run(context -> assertThat(context).getFailure().rootCause()
                 .hasMessageContaining("CompletableFuture"));
+    }
+
+    @Test
+    void durationsResolvePropertyPlaceholders() {
+        runner.withBean(PlaceholderService.class).withPropertyValues("test.lease=4s").run(context ->
+                assertThat(context.getBean(PlaceholderService.class).leaseTtl()).isEqualTo(Duration.ofSeconds(1)));
+        runner.withBean(PlaceholderService.class).withPropertyValues("test.lease=soon").run(context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("leaseTime \"soon\""));
     }
 
     @Test

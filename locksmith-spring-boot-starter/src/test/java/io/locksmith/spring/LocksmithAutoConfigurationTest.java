@@ -9,10 +9,14 @@ import io.locksmith.micrometer.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.MDC;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -21,8 +25,10 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+@ExtendWith(OutputCaptureExtension.class)
 class LocksmithAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -131,6 +137,29 @@ class LocksmithAutoConfigurationTest {
                     assertThat(registry.get(LockMetrics.ACQUIRE).tags("group", "other").timer().count()).isEqualTo(1);
                     assertThat(registry.get(LockMetrics.HOLD).tags("store", "mem").timers()).isNotEmpty();
                 });
+    }
+
+    @Test
+    void lossIsLoggedAndCountedWithTheHoldersTraceIdOffItsThread(CapturedOutput output) {
+        runner.withUserConfiguration(Registry.class).withPropertyValues(memUri()).run(context -> {
+            LockClient client = context.getBean(LockClient.class);
+            Lease lease;
+            MDC.put("traceId", "trace-loss-1");
+            try {
+                lease = client.lock("job:short", LockOptions.builder().leaseTime(Duration.ofMillis(100)).fixedLease()
+                        .build()).acquire(Duration.ZERO);
+            } finally {
+                MDC.remove("traceId");
+            }
+            await().atMost(Duration.ofSeconds(3)).until(() -> output.toString().contains("lock 'job:short' lost"));
+            assertThat(lease.isHeld()).isFalse();
+            // Logged on the client's renewal thread, where the MDC had no trace id of its own.
+            assertThat(output.toString()).containsPattern("INFO .*\\[locksmith-leases-[^]]*\\].*traceId=trace-loss-1 - lock "
+                    + "'job:short' lost after \\d+ ms \\(EXPIRED\\)");
+            assertThat(context.getBean(MeterRegistry.class).get(LockMetrics.LOST).tags("reason", "expired", "group", "job")
+                    .counter().count()).isEqualTo(1);
+            lease.close();
+        });
     }
 
     @Test
