@@ -7,6 +7,7 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.expression.BeanResolver;
 
 import java.lang.reflect.Method;
@@ -27,6 +28,11 @@ public final class LockedMethodAdvisor extends AbstractPointcutAdvisor {
 
     private final transient LockedMethods methods;
     private final transient Pointcut pointcut = new StaticMethodMatcherPointcut() {
+        {
+            // Skips JDK classes (and the like) without looking at their methods.
+            setClassFilter(type -> AnnotationUtils.isCandidateClass(type, Locked.class));
+        }
+
         @Override
         public boolean matches(Method method, Class<?> targetClass) {
             // Checking here makes a bad annotation fail the startup, when the proxy is made, not the first call.
