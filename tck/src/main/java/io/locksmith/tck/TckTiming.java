@@ -86,9 +86,9 @@ public final class TckTiming {
         return scaled.compareTo(NOTIFICATION_LATENCY_CAP) > 0 ? NOTIFICATION_LATENCY_CAP : scaled;
     }
 
-    /** The most a contention workload may run before it stops starting operations: six times the slack. */
+    /** The most a contention workload may run before it stops starting operations: four times the slack. */
     public Duration workloadDuration() {
-        return slack().multipliedBy(6);
+        return slack().multipliedBy(4);
     }
 
     private Duration scaled(Duration base) {
