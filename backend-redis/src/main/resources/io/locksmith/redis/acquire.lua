@@ -1,0 +1,18 @@
+-- Takes the lock if it is free, setting owner, holder, TTL and a new fencing token in one atomic step.
+-- KEYS[1] the lock hash, KEYS[2] the per-name fencing counter (same {name} hash tag, so same Cluster slot)
+-- ARGV[1] owner id, ARGV[2] holder identity, ARGV[3] TTL in milliseconds
+-- Returns {1, token} when granted, {0, remaining TTL in ms} when another owner holds it.
+local owner = redis.call('hget', KEYS[1], 'owner')
+if owner then
+  if owner == ARGV[1] then
+    -- The same holding asked again (a retry after a lost answer): it keeps its token.
+    redis.call('pexpire', KEYS[1], ARGV[3])
+    return {1, tonumber(redis.call('hget', KEYS[1], 'token'))}
+  end
+  return {0, redis.call('pttl', KEYS[1])}
+end
+-- The counter has no TTL: tokens keep increasing for as long as the server keeps its data.
+local token = redis.call('incr', KEYS[2])
+redis.call('hset', KEYS[1], 'owner', ARGV[1], 'holder', ARGV[2], 'token', token)
+redis.call('pexpire', KEYS[1], ARGV[3])
+return {1, token}
