@@ -11,8 +11,17 @@ if owner then
   end
   return {0, redis.call('pttl', KEYS[1])}
 end
--- The counter has no TTL: tokens keep increasing for as long as the server keeps its data.
+-- The counter has no TTL and only grows. It also never falls behind the server clock in microseconds:
+-- a replica promoted after losing the primary's last increments still draws tokens above the ones the
+-- lost primary handed out, as long as its clock is not behind by more than the failover took.
+local now = redis.call('time')
+local floor = now[1] .. string.format('%06d', tonumber(now[2]))
 local token = redis.call('incr', KEYS[2])
-redis.call('hset', KEYS[1], 'owner', ARGV[1], 'holder', ARGV[2], 'token', token)
+if token < tonumber(floor) then
+  redis.call('set', KEYS[2], floor)
+  token = tonumber(floor)
+end
+-- Numbers are written as strings built by %d: Lua would print large ones in exponent form.
+redis.call('hset', KEYS[1], 'owner', ARGV[1], 'holder', ARGV[2], 'token', string.format('%d', token))
 redis.call('pexpire', KEYS[1], ARGV[3])
 return {1, token}

@@ -5,4 +5,4 @@ local fields = redis.call('hmget', KEYS[1], 'owner', 'holder', 'token')
 if not fields[1] then
   return {}
 end
-return {fields[1], fields[2] or '', tonumber(fields[3] or '0'), redis.call('pttl', KEYS[1])}
+return {fields[1], fields[2] or '', fields[3] or '0', redis.call('pttl', KEYS[1])}
