@@ -38,38 +38,40 @@ final class RedissonCommands implements RedisCommands {
     @Override
     public Reply evalsha(String sha, List<String> keys, List<String> args, ReplicaAck ack) {
         return call(() -> ack == null
-                ? script().evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI, objects(keys), args.toArray())
-                : null, sha, keys, args, ack, true);
+                ? new Reply(script().evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI, objects(keys),
+                        args.toArray()), -1)
+                : withReplicaAck(sha, true, keys, args, ack));
     }
 
     @Override
     public Reply eval(String script, List<String> keys, List<String> args, ReplicaAck ack) {
         return call(() -> ack == null
-                ? script().eval(RScript.Mode.READ_WRITE, script, RScript.ReturnType.MULTI, objects(keys), args.toArray())
-                : null, script, keys, args, ack, false);
+                ? new Reply(script().eval(RScript.Mode.READ_WRITE, script, RScript.ReturnType.MULTI, objects(keys),
+                        args.toArray()), -1)
+                : withReplicaAck(script, false, keys, args, ack));
     }
 
     private RScript script() {
         return client.getScript(StringCodec.INSTANCE);
     }
 
-    private Reply call(Supplier<Object> direct, String shaOrText, List<String> keys, List<String> args, ReplicaAck ack,
-                       boolean bySha) {
+    /** WAIT must follow the write on its connection: a batch with replica sync does exactly that. */
+    private Reply withReplicaAck(String shaOrText, boolean bySha, List<String> keys, List<String> args, ReplicaAck ack) {
+        RBatch batch = client.createBatch(BatchOptions.defaults().sync(ack.replicas(), ack.timeout()));
+        if (bySha) {
+            batch.getScript(StringCodec.INSTANCE).evalShaAsync(RScript.Mode.READ_WRITE, shaOrText,
+                    RScript.ReturnType.MULTI, objects(keys), args.toArray());
+        } else {
+            batch.getScript(StringCodec.INSTANCE).evalAsync(RScript.Mode.READ_WRITE, shaOrText,
+                    RScript.ReturnType.MULTI, objects(keys), args.toArray());
+        }
+        BatchResult<?> result = batch.execute();
+        return new Reply(result.getResponses().get(0), result.getSyncedSlaves());
+    }
+
+    private Reply call(Supplier<Reply> command) {
         try {
-            if (ack == null) {
-                return new Reply(direct.get(), -1);
-            }
-            // WAIT must follow the write on its connection: a batch with replica sync does exactly that.
-            RBatch batch = client.createBatch(BatchOptions.defaults().sync(ack.replicas(), ack.timeout()));
-            if (bySha) {
-                batch.getScript(StringCodec.INSTANCE).evalShaAsync(RScript.Mode.READ_WRITE, shaOrText,
-                        RScript.ReturnType.MULTI, objects(keys), args.toArray());
-            } else {
-                batch.getScript(StringCodec.INSTANCE).evalAsync(RScript.Mode.READ_WRITE, shaOrText,
-                        RScript.ReturnType.MULTI, objects(keys), args.toArray());
-            }
-            BatchResult<?> result = batch.execute();
-            return new Reply(result.getResponses().get(0), result.getSyncedSlaves());
+            return command.get();
         } catch (RuntimeException e) {
             if (isNoScript(e)) {
                 throw new NoScriptException(e);

@@ -1,12 +1,10 @@
 package io.locksmith.redis;
 
-import io.locksmith.LockClient;
-
 /** The lock rules on a Sentinel-monitored primary through Redisson. */
 class RedissonSentinelTest extends SentinelTest {
 
     @Override
-    protected LockClient newClient() {
-        return LockClient.open(group.uri() + "?client=redisson");
+    protected String uri(String parameters) {
+        return super.uri(parameters.isEmpty() ? "client=redisson" : parameters + "&client=redisson");
     }
 }
