@@ -4,6 +4,7 @@ import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockUri;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
@@ -70,7 +71,9 @@ final class JedisTransports {
     }
 
     private static GenericObjectPoolConfig<Connection> poolConfig(RedisSettings settings) {
-        GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
+        // Jedis' pool defaults test idle connections in the background, so one broken by a server restart or
+        // a failover is dropped before it is handed out, most of the time.
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(settings.poolSize());
         pool.setMaxIdle(settings.poolSize());
         pool.setMinIdle(0);

@@ -30,7 +30,7 @@ final class RedissonTransports {
                 .setSubscriptionConnectionMinimumIdleSize(1);
         server.setTimeout(millis(settings.commandTimeout().toMillis()))
                 .setConnectTimeout(millis(settings.timeout().toMillis()))
-                .setRetryAttempts(1)
+                .setRetryAttempts(0)
                 .setSubscriptionsPerConnection(10_000)
                 .setUsername(settings.user())
                 .setPassword(settings.password());
@@ -58,7 +58,7 @@ final class RedissonTransports {
         }
         servers.setTimeout(millis(settings.commandTimeout().toMillis()))
                 .setConnectTimeout(millis(settings.timeout().toMillis()))
-                .setRetryAttempts(1)
+                .setRetryAttempts(0)
                 .setSubscriptionsPerConnection(10_000)
                 .setUsername(settings.user())
                 .setPassword(settings.password());
@@ -69,6 +69,9 @@ final class RedissonTransports {
     static RedisCommands existing(RedissonClient client, String description) {
         return new RedissonCommands(client, false, description);
     }
+
+    // setRetryAttempts(0): a Redisson retry would stretch a command past the configured timeout; the lock
+    // client retries on its own, with backoff, and every script is safe to repeat.
 
     private static Config baseConfig() {
         Config config = new Config();
