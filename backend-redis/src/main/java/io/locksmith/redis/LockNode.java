@@ -24,6 +24,12 @@ final class LockNode implements AutoCloseable {
     record Holding(String ownerId, HolderIdentity holder, long token, Duration remaining) {
     }
 
+    /**
+     * How long an abandoned acquire stays refused: far longer than a request can wait in a socket buffer or
+     * a paused server before Redis runs it.
+     */
+    static final Duration ABANDONED_MARKER = Duration.ofMinutes(10);
+
     private final RedisCommands commands;
     private final ReplicaAck ack;
 
@@ -36,7 +42,8 @@ final class LockNode implements AutoCloseable {
     }
 
     Acquired acquire(String name, Owner owner, Duration ttl) {
-        Reply reply = run(LuaScript.ACQUIRE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name)),
+        Reply reply = run(LuaScript.ACQUIRE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
+                        RedisLockKeys.abandonedKey(name, owner.id())),
                 List.of(owner.id(), owner.holder().encode(), Long.toString(millis(ttl))), ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
@@ -46,6 +53,17 @@ final class LockNode implements AutoCloseable {
     boolean release(String name, String ownerId) {
         Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name)),
                 List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
+        return number(reply.value()) == 1;
+    }
+
+    /**
+     * Release after an acquire with an unknown outcome: deletes the owner's lock if there is one, and makes
+     * sure a late copy of the acquire request is refused (the owner id is never used again).
+     */
+    boolean releaseAbandoned(String name, String ownerId) {
+        Reply reply = run(LuaScript.RELEASE_ABANDONED, List.of(RedisLockKeys.lockKey(name),
+                RedisLockKeys.abandonedKey(name, ownerId)),
+                List.of(ownerId, RedisLockKeys.releaseChannel(name), Long.toString(ABANDONED_MARKER.toMillis())), null);
         return number(reply.value()) == 1;
     }
 

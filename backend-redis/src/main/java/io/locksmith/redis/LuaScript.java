@@ -17,6 +17,7 @@ record LuaScript(String name, String text, String sha) {
 
     static final LuaScript ACQUIRE = load("acquire");
     static final LuaScript RELEASE = load("release");
+    static final LuaScript RELEASE_ABANDONED = load("release_abandoned");
     static final LuaScript RENEW = load("renew");
     static final LuaScript RENEW_ALL = load("renew_all");
     static final LuaScript INSPECT = load("inspect");

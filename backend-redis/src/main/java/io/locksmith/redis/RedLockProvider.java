@@ -144,7 +144,7 @@ final class RedLockProvider implements LockProvider {
         }
         // No majority in time: undo what was taken, on every node (a failed node may have granted it too).
         LockStoreException failure = failed > nodes.size() - quorum ? storeFailure(name, "acquire", outcomes) : null;
-        releaseEverywhere(name, owner.id(), failure);
+        releaseEverywhere(name, owner.id(), outcomes, failure);
         if (failure != null) {
             throw failure;
         }
@@ -158,8 +158,20 @@ final class RedLockProvider implements LockProvider {
         return Duration.ofNanos(ttlNanos - elapsedNanos - drift);
     }
 
-    private void releaseEverywhere(String name, String ownerId, LockStoreException failure) {
-        for (Outcome<Boolean> outcome : onAll(node -> node.release(name, ownerId))) {
+    /**
+     * Releases an attempt on every node. A node that answered is released plainly (the same owner may try
+     * again in this wait); a node that failed may still run the attempt later, so it is released as abandoned.
+     */
+    private void releaseEverywhere(String name, String ownerId, List<Outcome<LockNode.Acquired>> attempts,
+                                   LockStoreException failure) {
+        List<LockNode> unknown = new ArrayList<>();
+        for (Outcome<LockNode.Acquired> attempt : attempts) {
+            if (attempt.failed()) {
+                unknown.add(attempt.node());
+            }
+        }
+        for (Outcome<Boolean> outcome : onAll(node -> unknown.contains(node)
+                ? node.releaseAbandoned(name, ownerId) : node.release(name, ownerId))) {
             if (outcome.failed()) {
                 if (failure != null) {
                     failure.addSuppressed(outcome.failure());
@@ -180,8 +192,9 @@ final class RedLockProvider implements LockProvider {
                 first = first == null ? outcome.failure() : first;
             }
         }
-        LockStoreException failure = new LockStoreException(name, description + ": " + what + " could not reach a majority ("
-                + quorum + " of " + nodes.size() + "): " + String.join("; ", failedNodes), first);
+        LockStoreException failure = new LockStoreException(name, description + ": " + what + " failed on "
+                + failedNodes.size() + " of " + nodes.size() + " nodes (a majority is " + quorum + "): "
+                + String.join("; ", failedNodes), first);
         for (Outcome<T> outcome : outcomes) {
             if (outcome.failed() && outcome.failure() != first) {
                 failure.addSuppressed(outcome.failure());
@@ -260,6 +273,14 @@ final class RedLockProvider implements LockProvider {
             throw storeFailure(grant.name(), "release", outcomes);
         }
         return removed >= quorum;
+    }
+
+    @Override
+    public void releaseAmbiguous(String name, Owner owner) {
+        List<Outcome<Boolean>> outcomes = onAll(node -> node.releaseAbandoned(name, owner.id()));
+        if (outcomes.stream().anyMatch(Outcome::failed)) {
+            throw storeFailure(name, "release after a failed acquire", outcomes);
+        }
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.Owner;
 import io.locksmith.spi.RenewRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,6 +82,12 @@ final class RedisLockProvider implements LockProvider {
     @Override
     public boolean release(Grant grant) {
         return node.release(grant.name(), grant.owner().id());
+    }
+
+    /** A late copy of the failed acquire must not take the lock after this: see {@code release_abandoned.lua}. */
+    @Override
+    public void releaseAmbiguous(String name, Owner owner) {
+        node.releaseAbandoned(name, owner.id());
     }
 
     @Override

@@ -1,7 +1,14 @@
 -- Takes the lock if it is free, setting owner, holder, TTL and a new fencing token in one atomic step.
--- KEYS[1] the lock hash, KEYS[2] the per-name fencing counter (same {name} hash tag, so same Cluster slot)
+-- KEYS[1] the lock hash, KEYS[2] the per-name fencing counter, KEYS[3] this owner's "abandoned" marker
+-- (all with the same {name} hash tag, so in one Cluster slot)
 -- ARGV[1] owner id, ARGV[2] holder identity, ARGV[3] TTL in milliseconds
--- Returns {1, token} when granted, {0, remaining TTL in ms} when another owner holds it.
+-- Returns {1, token} when granted, {0, remaining TTL in ms} when another owner holds it, and {0, -3}
+-- when the owner gave this attempt up already (see release_abandoned.lua).
+if redis.call('exists', KEYS[3]) == 1 then
+  -- This request arrived after its sender timed out and cleaned up: granting it would leave a lock
+  -- behind that nobody thinks it holds.
+  return {0, -3}
+end
 local owner = redis.call('hget', KEYS[1], 'owner')
 if owner then
   if owner == ARGV[1] then
