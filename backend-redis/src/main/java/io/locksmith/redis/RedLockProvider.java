@@ -28,7 +28,9 @@ import java.util.function.Function;
 
 /**
  * RedLock: one lock over N independent Redis primaries, held when a majority ({@code N/2+1}) granted it
- * within its validity. Each node runs the same scripts as a single node; the nodes are asked in parallel.
+ * within its validity. Each node runs the same scripts as a single node. An acquire asks the nodes in one
+ * fixed order (so that racing clients cannot split the votes); renewals, releases and inspection ask them
+ * all at once.
  *
  * <p><b>Validity.</b> The grant's validity is the TTL minus the time the acquire took (monotonic clock)
  * minus a clock drift allowance of 1% of the TTL plus 2 ms. If nothing is left, the acquire failed.
@@ -53,7 +55,10 @@ final class RedLockProvider implements LockProvider {
     private final ExecutorService executor;
 
     RedLockProvider(List<LockNode> nodes, String description) {
-        this.nodes = List.copyOf(nodes);
+        // One order for every client that names the same servers: see attemptInOrder.
+        List<LockNode> ordered = new ArrayList<>(nodes);
+        ordered.sort(java.util.Comparator.comparing(LockNode::describe));
+        this.nodes = List.copyOf(ordered);
         this.quorum = nodes.size() / 2 + 1;
         this.description = description;
         AtomicInteger threads = new AtomicInteger();
@@ -77,15 +82,14 @@ final class RedLockProvider implements LockProvider {
 
     /** Runs {@code call} on every node in parallel and waits for all answers (each bounded by the command timeout). */
     private <T> List<Outcome<T>> onAll(Function<LockNode, T> call) {
-        List<CompletableFuture<Outcome<T>>> futures = new ArrayList<>(nodes.size());
-        for (LockNode node : nodes) {
-            futures.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new Outcome<>(node, call.apply(node), null);
-                } catch (RuntimeException e) {
-                    return new Outcome<>(node, null, e);
-                }
-            }, executor));
+        return onEach(nodes, call);
+    }
+
+    /** Runs {@code call} on each of {@code some} nodes in parallel and waits for all answers. */
+    private <T> List<Outcome<T>> onEach(List<LockNode> some, Function<LockNode, T> call) {
+        List<CompletableFuture<Outcome<T>>> futures = new ArrayList<>(some.size());
+        for (LockNode node : some) {
+            futures.add(CompletableFuture.supplyAsync(() -> on(node, call), executor));
         }
         List<Outcome<T>> outcomes = new ArrayList<>(futures.size());
         boolean interrupted = false;
@@ -113,13 +117,7 @@ final class RedLockProvider implements LockProvider {
         String name = request.name();
         Owner owner = request.owner();
         long start = System.nanoTime();
-        List<Outcome<LockNode.Acquired>> outcomes = onAll(node -> {
-            LockNode.Acquired acquired = node.acquire(name, owner, request.ttl());
-            if (acquired.granted()) {
-                node.requireAcknowledged(acquired.replicasAcknowledged(), name);
-            }
-            return acquired;
-        });
+        List<Outcome<LockNode.Acquired>> outcomes = attemptInOrder(name, owner, request.ttl());
         List<LockNode> granted = new ArrayList<>();
         long token = 0;
         int failed = 0;
@@ -142,13 +140,53 @@ final class RedLockProvider implements LockProvider {
             }
             failed += (int) raised.stream().filter(Outcome::failed).count();
         }
-        // No majority in time: undo what was taken, on every node (a failed node may have granted it too).
+        // No majority in time: undo what was taken, on every node asked (a failed node may have granted it too).
         LockStoreException failure = failed > nodes.size() - quorum ? storeFailure(name, "acquire", outcomes) : null;
         releaseEverywhere(name, owner.id(), outcomes, failure);
         if (failure != null) {
             throw failure;
         }
         return Optional.empty();
+    }
+
+    /**
+     * Asks the nodes one after the other, in the same order in every client, and stops as soon as a
+     * majority is won or can no longer be won. Asking all nodes at once lets racing clients split the votes
+     * so that none wins a free lock; in one order, the first node picks a front runner and only clients
+     * that can still win go on, so a race for a free lock has a winner. Once the majority is won, the
+     * remaining nodes are asked too (at once): the more nodes hold the lock, the better its renewals
+     * survive a node failure.
+     */
+    private List<Outcome<LockNode.Acquired>> attemptInOrder(String name, Owner owner, Duration ttl) {
+        Function<LockNode, LockNode.Acquired> attempt = node -> {
+            LockNode.Acquired acquired = node.acquire(name, owner, ttl);
+            if (acquired.granted()) {
+                node.requireAcknowledged(acquired.replicasAcknowledged(), name);
+            }
+            return acquired;
+        };
+        List<Outcome<LockNode.Acquired>> outcomes = new ArrayList<>(nodes.size());
+        int granted = 0;
+        int next = 0;
+        while (next < nodes.size() && granted < quorum && granted + (nodes.size() - next) >= quorum) {
+            Outcome<LockNode.Acquired> outcome = on(nodes.get(next++), attempt);
+            outcomes.add(outcome);
+            if (!outcome.failed() && outcome.value().granted()) {
+                granted++;
+            }
+        }
+        if (granted >= quorum && next < nodes.size()) {
+            outcomes.addAll(onEach(nodes.subList(next, nodes.size()), attempt));
+        }
+        return outcomes;
+    }
+
+    private static <T> Outcome<T> on(LockNode node, Function<LockNode, T> call) {
+        try {
+            return new Outcome<>(node, call.apply(node), null);
+        } catch (RuntimeException e) {
+            return new Outcome<>(node, null, e);
+        }
     }
 
     /** TTL minus the time spent minus the clock drift allowance, as the RedLock algorithm defines it. */
@@ -164,13 +202,15 @@ final class RedLockProvider implements LockProvider {
      */
     private void releaseEverywhere(String name, String ownerId, List<Outcome<LockNode.Acquired>> attempts,
                                    LockStoreException failure) {
+        List<LockNode> asked = new ArrayList<>();
         List<LockNode> unknown = new ArrayList<>();
         for (Outcome<LockNode.Acquired> attempt : attempts) {
+            asked.add(attempt.node());
             if (attempt.failed()) {
                 unknown.add(attempt.node());
             }
         }
-        for (Outcome<Boolean> outcome : onAll(node -> unknown.contains(node)
+        for (Outcome<Boolean> outcome : onEach(asked, node -> unknown.contains(node)
                 ? node.releaseAbandoned(name, ownerId) : node.release(name, ownerId))) {
             if (outcome.failed()) {
                 if (failure != null) {
