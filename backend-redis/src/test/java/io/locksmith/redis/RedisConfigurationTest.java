@@ -39,6 +39,12 @@ class RedisConfigurationTest {
         }
     }
 
+    /** No store failure may leave the caller's thread interrupted. */
+    @org.junit.jupiter.api.AfterEach
+    void threadIsNotInterrupted(TestInfo info) {
+        assertFalse(Thread.interrupted(), info.getDisplayName() + " left the test thread interrupted");
+    }
+
     @Test
     void anUnreachableServerFailsAtOpenNamingItButNotThePassword() {
         int port = FreePorts.next();
