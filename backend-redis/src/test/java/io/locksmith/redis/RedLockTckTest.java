@@ -14,7 +14,7 @@ class RedLockTckTest extends LockTck {
 
     static final List<RedisServer> servers = new ArrayList<>();
 
-    static void startServers(int count) {
+    private static void startServers(int count) {
         for (int i = 0; i < count; i++) {
             servers.add(RedisServer.start());
         }

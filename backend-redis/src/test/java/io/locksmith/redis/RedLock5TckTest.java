@@ -1,6 +1,7 @@
 package io.locksmith.redis;
 
 import io.locksmith.LockClient;
+import io.locksmith.tck.LockTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -8,16 +9,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** The lock rules on RedLock over five redis-servers (majority 3). */
-class RedLock5Test extends RedisLockContract {
+/** The full TCK on RedLock over five redis-servers (Jedis; majority 3). */
+class RedLock5TckTest extends LockTck {
 
     static final List<RedisServer> servers = new ArrayList<>();
 
-    @BeforeAll
-    static void startServers() {
-        for (int i = 0; i < 5; i++) {
+    private static void startServers(int count) {
+        for (int i = 0; i < count; i++) {
             servers.add(RedisServer.start());
         }
+    }
+
+    @BeforeAll
+    static void startFive() {
+        startServers(5);
     }
 
     @AfterAll
@@ -26,13 +31,9 @@ class RedLock5Test extends RedisLockContract {
         servers.clear();
     }
 
-    static String uri() {
-        return "redlock://" + servers.stream().map(RedisServer::address).collect(Collectors.joining(","));
-    }
-
     @Override
     protected LockClient newClient() {
-        return LockClient.open(uri());
+        return LockClient.open("redlock://" + servers.stream().map(RedisServer::address).collect(Collectors.joining(",")));
     }
 
     @Override
