@@ -95,7 +95,7 @@ final class EtcdLockProvider implements LockProvider {
      * @throws LockStoreException if etcd does not answer
      */
     void probe() {
-        LeaseGrantResponse probe = Calls.await(client.getLeaseClient().grant(1), settings.timeout(), store, null,
+        LeaseGrantResponse probe = Calls.await(() -> client.getLeaseClient().grant(1), settings.timeout(), store, null,
                 "grant a probe lease (is etcd running and reachable?)");
         minimumTtlSeconds = Math.max(1, probe.getTTL());
         client.getLeaseClient().revoke(probe.getID());
@@ -109,13 +109,26 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
+        SharedLeases.SharedLease lease = leases.leaseFor(seconds(request.ttl()), request.name());
+        try {
+            return tryAcquire(request, lease);
+        } catch (LockStoreException e) {
+            if (!SharedLeases.isLeaseNotFound(e)) {
+                throw e;
+            }
+            // The lease was revoked or expired since its last keep-alive: nothing was written; use a fresh one.
+            leases.lost(lease, "etcd no longer knows lease " + Long.toHexString(lease.id) + " (expired or revoked)", e);
+            return tryAcquire(request, leases.leaseFor(seconds(request.ttl()), request.name()));
+        }
+    }
+
+    private Optional<Grant> tryAcquire(AcquireRequest request, SharedLeases.SharedLease lease) {
         String name = request.name();
         Owner owner = request.owner();
         ByteSequence key = keys.key(name, owner.id());
         ByteSequence directory = keys.directory(name);
-        SharedLeases.SharedLease lease = leases.leaseFor(seconds(request.ttl()), name);
         long sentAt = System.nanoTime();
-        TxnResponse answer = Calls.await(kv.txn()
+        TxnResponse answer = Calls.await(() -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(key, value(owner.holder()), PutOption.builder().withLeaseId(lease.id).build()),
                         Op.get(key, GetOption.DEFAULT),
@@ -158,7 +171,7 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     private void watchPredecessor(String name, Owner owner, long revision) {
-        GetResponse before = Calls.await(kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
+        GetResponse before = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
                         .withMaxCreateRevision(revision - 1).withSortField(GetOption.SortTarget.CREATE)
                         .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).withKeysOnly(true).build()),
                 settings.timeout(), store, name, "find the predecessor of a waiter");
@@ -199,19 +212,25 @@ final class EtcdLockProvider implements LockProvider {
     @Override
     public List<Boolean> renewAll(List<RenewRequest> requests) {
         long sentAt = System.nanoTime();
+        // Retrying past the shortest TTL would only hide a loss: the client retries a failed renewal itself.
+        Duration within = settings.timeout();
+        for (RenewRequest request : requests) {
+            within = request.ttl().compareTo(within) < 0 ? request.ttl() : within;
+        }
+        Duration bound = within;
         Map<Long, Boolean> leaseAlive = new LinkedHashMap<>();
         for (RenewRequest request : requests) {
             KeyHandle handle = handle(request.grant());
             leaseAlive.computeIfAbsent(handle.leaseId(), id -> {
                 SharedLeases.SharedLease lease = leases.byId(id);
-                return lease != null && leases.keepAliveOnce(lease, request.grant().name());
+                return lease != null && leases.keepAliveOnce(lease, request.grant().name(), bound);
             });
         }
         List<Boolean> results = new ArrayList<>(requests.size());
         for (int from = 0; from < requests.size(); from += MAX_TXN_OPS) {
             List<RenewRequest> chunk = requests.subList(from, Math.min(requests.size(), from + MAX_TXN_OPS));
             Op[] reads = chunk.stream().map(r -> Op.get(handle(r.grant()).key(), GetOption.DEFAULT)).toArray(Op[]::new);
-            TxnResponse answer = Calls.await(kv.txn().Then(reads).commit(), settings.timeout(), store,
+            TxnResponse answer = Calls.await(() -> kv.txn().Then(reads).commit(), bound, store,
                     chunk.size() == 1 ? chunk.get(0).grant().name() : null, "renew " + chunk.size() + " lock(s)");
             List<GetResponse> found = answer.getGetResponses();
             for (int i = 0; i < chunk.size(); i++) {
@@ -266,7 +285,7 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     private boolean deleteIfSame(KeyHandle handle, String name) {
-        TxnResponse answer = Calls.await(kv.txn()
+        TxnResponse answer = Calls.await(() -> kv.txn()
                 .If(new Cmp(handle.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(handle.createRevision())))
                 .Then(Op.delete(handle.key(), DeleteOption.DEFAULT))
                 .commit(), settings.timeout(), store, name, "release");
@@ -274,14 +293,14 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     private void deleteKey(ByteSequence key, String name) {
-        Calls.await(kv.delete(key), settings.timeout(), store, name, "delete a queue key");
+        Calls.await(() -> kv.delete(key), settings.timeout(), store, name, "delete a queue key");
     }
 
     // ---------------------------------------------------------------- inspect and the rest
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        GetResponse all = Calls.await(kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
+        GetResponse all = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
                         .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build()),
                 settings.timeout(), store, name, "inspect");
         List<KeyValue> queue = all.getKvs();

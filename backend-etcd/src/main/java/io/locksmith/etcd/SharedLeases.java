@@ -2,7 +2,6 @@ package io.locksmith.etcd;
 
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
-import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LossListener;
@@ -102,7 +101,7 @@ final class SharedLeases implements AutoCloseable {
             if (lease.guaranteedUntil - now >= lease.ttlNanos() / 2) {
                 return lease;
             }
-            if (keepAliveOnce(lease, lockName)) {
+            if (keepAliveOnce(lease, lockName, timeout)) {
                 return lease;
             }
         }
@@ -113,7 +112,7 @@ final class SharedLeases implements AutoCloseable {
             }
             ensureOpen();
             long sentAt = System.nanoTime();
-            LeaseGrantResponse granted = Calls.await(leaseClient.grant(ttlSeconds), timeout, store, lockName,
+            LeaseGrantResponse granted = Calls.await(() -> leaseClient.grant(ttlSeconds), timeout, store, lockName,
                     "grant a lease of " + ttlSeconds + "s");
             SharedLease fresh = new SharedLease(granted.getID(), granted.getTTL(),
                     sentAt + TimeUnit.SECONDS.toNanos(granted.getTTL()));
@@ -166,11 +165,12 @@ final class SharedLeases implements AutoCloseable {
      * @return true if etcd extended the lease; false if it does not know it any more (then it is lost)
      * @throws LockStoreException if etcd did not answer
      */
-    boolean keepAliveOnce(SharedLease lease, String lockName) {
+    boolean keepAliveOnce(SharedLease lease, String lockName, Duration within) {
+        // Taken before the first attempt: a later attempt only makes etcd's real expiry later than we count.
         long sentAt = System.nanoTime();
-        CompletableFuture<LeaseKeepAliveResponse> answer = leaseClient.keepAliveOnce(lease.id);
         try {
-            Calls.await(answer, timeout, store, lockName, "keep lease " + Long.toHexString(lease.id) + " alive");
+            Calls.await(() -> leaseClient.keepAliveOnce(lease.id), within, store, lockName,
+                    "keep lease " + Long.toHexString(lease.id) + " alive");
             lease.confirmed(sentAt);
             return true;
         } catch (LockStoreException e) {
@@ -182,7 +182,7 @@ final class SharedLeases implements AutoCloseable {
         }
     }
 
-    private static boolean isLeaseNotFound(Throwable error) {
+    static boolean isLeaseNotFound(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             String message = t.getMessage();
             if (message != null && message.contains("requested lease not found")) {
@@ -233,7 +233,7 @@ final class SharedLeases implements AutoCloseable {
                 });
     }
 
-    private void lost(SharedLease lease, String reason, Throwable cause) {
+    void lost(SharedLease lease, String reason, Throwable cause) {
         synchronized (this) {
             if (lease.lost) {
                 return;
