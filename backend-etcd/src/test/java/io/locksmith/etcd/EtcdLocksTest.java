@@ -119,7 +119,9 @@ class EtcdLocksTest {
             clients.add(holder);
             Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
             for (int i = 0; i < 4; i++) {
-                LockClient waiter = open("lease=2s");
+                // Polling only once a minute: the waiters must be woken by the watches on their predecessors.
+                LockClient waiter = LockClient.builder().uri(etcd.uri("lease=2s"))
+                        .maxPollInterval(Duration.ofMinutes(1)).build();
                 clients.add(waiter);
                 String label = "w" + i;
                 waiters.add(CompletableFuture.runAsync(() -> {
