@@ -143,6 +143,9 @@ final class EtcdLockProvider implements LockProvider {
             // Our waiting key went with a lease we have lost: start again at the back of the queue.
             deleteKey(key, name);
             watches.forget(owner.id());
+            if (request.willWait()) {
+                watches.wake(name);
+            }
             return Optional.empty();
         }
         long revision = own.getCreateRevision();

@@ -221,6 +221,27 @@ class EtcdLocksTest {
     }
 
     @Test
+    void aHolderCutOffFromEtcdIsToldBeforeItsLeaseCouldHaveRunOut(TestInfo test) {
+        String name = unique(test);
+        try (LockClient a = open("lease=2s&timeout=1s")) {
+            AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+            Lease held = a.lock(name).acquire(Duration.ofSeconds(5));
+            held.onLost(lost::set);
+            etcd.members().get(0).pause();
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> lost.get() != null);
+                assertFalse(held.isHeld());
+            } finally {
+                etcd.members().get(0).resume();
+            }
+            held.close();
+            try (Lease again = a.lock(name).acquire(Duration.ofSeconds(10))) {
+                assertTrue(again.fencingToken() > held.fencingToken());
+            }
+        }
+    }
+
+    @Test
     void ttlsAreRoundedUpToWholeSecondsAndTooShortOnesRefused(TestInfo test) {
         try (LockClient client = open("")) {
             String name = unique(test);
