@@ -35,9 +35,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Locks on etcd with the revision-ordered queue recipe, done with KV transactions rather than etcd's lock
@@ -54,6 +57,7 @@ final class EtcdLockProvider implements LockProvider {
     private static final Logger LOG = LoggerFactory.getLogger(EtcdLockProvider.class);
     /** etcd's default limit on operations in one transaction is 128. */
     private static final int MAX_TXN_OPS = 100;
+    private static final long EXPIRY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private static final GetOption HEAD = GetOption.builder().isPrefix(true)
             .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND)
@@ -128,6 +132,10 @@ final class EtcdLockProvider implements LockProvider {
         ByteSequence key = keys.key(name, owner.id());
         ByteSequence directory = keys.directory(name);
         long sentAt = System.nanoTime();
+        // The shared lease was last kept alive up to a third of its TTL ago: refresh it alongside the
+        // transaction, so that a grant is good for its whole TTL from now, at no extra round trip.
+        CompletableFuture<Void> refresh = lease.guaranteedUntil() - sentAt < request.ttl().toNanos() * 9 / 10
+                ? leases.refresh(lease) : null;
         TxnResponse answer = Calls.await(() -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(key, value(owner.holder()), PutOption.builder().withLeaseId(lease.id).build()),
@@ -151,6 +159,7 @@ final class EtcdLockProvider implements LockProvider {
         long revision = own.getCreateRevision();
         if (head != null && head.getCreateRevision() == revision) {
             watches.forget(owner.id());
+            awaitQuietly(refresh);
             Grant grant = new Grant(name, owner, revision, validity(lease, sentAt, request.ttl()),
                     new KeyHandle(key, revision, lease.id));
             leases.track(lease, grant);
@@ -165,6 +174,19 @@ final class EtcdLockProvider implements LockProvider {
             watchPredecessor(name, owner, revision);
         }
         return Optional.empty();
+    }
+
+    private void awaitQuietly(CompletableFuture<Void> refresh) {
+        if (refresh == null) {
+            return;
+        }
+        try {
+            refresh.get(settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // The grant is then good for what the lease had left; the background keep-alive deals with the failure.
+        }
     }
 
     /** How long from {@code sentAt} the key is certainly kept: the lease's guarantee, at most the TTL. */
@@ -239,9 +261,9 @@ final class EtcdLockProvider implements LockProvider {
             for (int i = 0; i < chunk.size(); i++) {
                 Grant grant = chunk.get(i).grant();
                 KeyHandle handle = handle(grant);
-                KeyValue kv = first(found.get(i));
-                boolean held = Boolean.TRUE.equals(leaseAlive.get(handle.leaseId())) && kv != null
-                        && kv.getCreateRevision() == handle.createRevision() && kv.getLease() == handle.leaseId();
+                KeyValue key = first(found.get(i));
+                boolean held = Boolean.TRUE.equals(leaseAlive.get(handle.leaseId())) && key != null
+                        && key.getCreateRevision() == handle.createRevision() && key.getLease() == handle.leaseId();
                 if (held) {
                     expiry.arm(grant, sentAt + chunk.get(i).ttl().toNanos());
                 } else {
@@ -275,16 +297,27 @@ final class EtcdLockProvider implements LockProvider {
         leases.untrack(grant);
     }
 
+    /**
+     * Runs on the keep-alive thread, so it must not block: the delete is sent without waiting, and sent
+     * again shortly if it fails (the shared lease, kept alive for other locks, would keep the key otherwise).
+     */
     private void expireUnrenewed(Grant grant) {
         leases.untrack(grant);
-        try {
-            if (deleteIfSame(handle(grant), grant.name())) {
-                LOG.debug("lock '{}' (token {}) was not renewed within its TTL; deleted its key", grant.name(),
-                        grant.fencingToken());
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("could not delete the unrenewed key of lock '{}'; it ends with the client's lease", grant.name(), e);
-        }
+        KeyHandle handle = handle(grant);
+        kv.txn()
+                .If(new Cmp(handle.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(handle.createRevision())))
+                .Then(Op.delete(handle.key(), DeleteOption.DEFAULT))
+                .commit()
+                .orTimeout(settings.timeout().toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((answer, error) -> {
+                    if (error != null) {
+                        LOG.debug("deleting the unrenewed key of lock '{}' failed; trying again", grant.name(), error);
+                        expiry.arm(grant, System.nanoTime() + EXPIRY_RETRY_NANOS);
+                    } else if (answer.isSucceeded()) {
+                        LOG.debug("lock '{}' (token {}) was not renewed within its TTL; deleted its key", grant.name(),
+                                grant.fencingToken());
+                    }
+                });
     }
 
     private boolean deleteIfSame(KeyHandle handle, String name) {
@@ -398,6 +431,6 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public String toString() {
-        return "EtcdLockProvider[" + store + ", " + TimeUnit.SECONDS.toSeconds(minimumTtlSeconds) + "s minimum TTL]";
+        return "EtcdLockProvider[" + store + ", " + minimumTtlSeconds + "s minimum TTL]";
     }
 }

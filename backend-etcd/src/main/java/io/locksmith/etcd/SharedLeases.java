@@ -182,6 +182,22 @@ final class SharedLeases implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends one keep-alive for {@code lease} without waiting; the lease's guarantee grows when it is answered.
+     * Failures are left to the background keep-alive.
+     */
+    CompletableFuture<Void> refresh(SharedLease lease) {
+        long sentAt = System.nanoTime();
+        return leaseClient.keepAliveOnce(lease.id)
+                .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .handle((answer, error) -> {
+                    if (error == null) {
+                        lease.confirmed(sentAt);
+                    }
+                    return null;
+                });
+    }
+
     static boolean isLeaseNotFound(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             String message = t.getMessage();

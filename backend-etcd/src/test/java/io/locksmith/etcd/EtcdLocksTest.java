@@ -1,6 +1,5 @@
 package io.locksmith.etcd;
 
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -305,10 +303,5 @@ class EtcdLocksTest {
         } catch (Exception e) {
             throw new AssertionError(e);
         }
-    }
-
-    @SuppressWarnings("unused")
-    private static ByteSequence bytes(String text) {
-        return ByteSequence.from(text, StandardCharsets.UTF_8);
     }
 }
