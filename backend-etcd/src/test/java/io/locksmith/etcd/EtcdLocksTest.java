@@ -152,17 +152,24 @@ class EtcdLocksTest {
         String name = unique(test);
         try (LockClient a = open("lease=3s"); LockClient b = open("lease=3s")) {
             AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+            AtomicReference<LeaseLostEvent> siblingLost = new AtomicReference<>();
             Lease held = a.lock(name).acquire(Duration.ofSeconds(5));
             held.onLost(lost::set);
+            // Another lock of the same client and TTL shares the lease: its loss must be reported too.
+            Lease sibling = a.lock(name + "-sibling").acquire(Duration.ofSeconds(5));
+            sibling.onLost(siblingLost::set);
             long leaseId = keysOf(name).get(0).getLease();
+            assertEquals(leaseId, keysOf(name + "-sibling").get(0).getLease(), "one lease per client and TTL");
             direct.getLeaseClient().revoke(leaseId).get(5, TimeUnit.SECONDS);
 
             try (Lease next = b.lock(name).acquire(Duration.ofSeconds(10))) {
                 assertTrue(next.fencingToken() > held.fencingToken());
             }
-            await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() != null);
+            await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() != null && siblingLost.get() != null);
             assertFalse(held.isHeld());
+            assertFalse(sibling.isHeld());
             held.close();
+            sibling.close();
             // The client that lost its lease gets a fresh one for its next lock.
             try (Lease again = a.lock(name).acquire(Duration.ofSeconds(5))) {
                 assertTrue(again.isHeld());
