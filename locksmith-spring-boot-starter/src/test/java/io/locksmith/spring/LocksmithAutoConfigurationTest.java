@@ -86,6 +86,20 @@ class LocksmithAutoConfigurationTest {
     }
 
     @Test
+    void customizersAdjustTheBuilderLast() {
+        runner.withPropertyValues(memUri())
+                .withBean(LockClientBuilderCustomizer.class, () -> builder -> builder.traceIdSupplier(() -> "custom-trace"))
+                .run(context -> {
+                    LockClient client = context.getBean(LockClient.class);
+                    try (Lease lease = client.lock("custom:1").acquire(Duration.ofSeconds(1))) {
+                        assertThat(lease.holder().traceId()).isEqualTo("custom-trace");
+                        assertThat(client.inspect("custom:1")).hasValueSatisfying(
+                                info -> assertThat(info.holder().traceId()).isEqualTo("custom-trace"));
+                    }
+                });
+    }
+
+    @Test
     void backsOffWhenTheApplicationDefinesItsOwnClient() {
         runner.withUserConfiguration(OwnClient.class).run(context -> {
             assertThat(context).hasSingleBean(LockClient.class);
