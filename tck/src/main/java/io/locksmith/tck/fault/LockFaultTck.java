@@ -130,6 +130,16 @@ public abstract class LockFaultTck {
         return TckTiming.defaults();
     }
 
+    /**
+     * Closes {@code resource} after the rule, once the kit has closed its clients, proxies and victims (in the
+     * reverse order of registration): for a store a subclass starts per rule in its {@code @BeforeEach}.
+     *
+     * @return {@code resource}
+     */
+    protected final <T extends AutoCloseable> T closeAfterRule(T resource) {
+        return closing(Objects.requireNonNull(resource, "resource cannot be null"));
+    }
+
     @BeforeEach
     final void startRule() {
         timing = Objects.requireNonNull(timing(), "timing() returned null");
