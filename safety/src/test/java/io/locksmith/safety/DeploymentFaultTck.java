@@ -4,7 +4,6 @@ import io.locksmith.LockClient;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.TcpProxy;
-import org.junit.jupiter.api.BeforeEach;
 
 /**
  * The fault kit against a {@link Deployment} started fresh for each rule (a rule may kill its nodes). A
@@ -18,9 +17,12 @@ abstract class DeploymentFaultTck extends LockFaultTck {
     /** Starts the deployment under test. */
     protected abstract Deployment deploy();
 
-    @BeforeEach
-    final void startDeployment() {
-        deployment = closeAfterRule(deploy());
+    /** The deployment of this rule, started on first use (the kit asks for its timing before the rule). */
+    private Deployment deployment() {
+        if (deployment == null) {
+            deployment = closeAfterRule(deploy());
+        }
+        return deployment;
     }
 
     /**
@@ -33,7 +35,7 @@ abstract class DeploymentFaultTck extends LockFaultTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open(deployment.uri());
+        return LockClient.open(deployment().uri());
     }
 
     @Override
@@ -41,38 +43,38 @@ abstract class DeploymentFaultTck extends LockFaultTck {
         if (!victimRules()) {
             throw new UnsupportedOperationException("victimUri()");
         }
-        return deployment.uri();
+        return deployment().uri();
     }
 
     @Override
     protected String proxiedAddress() {
-        return deployment.proxiedAddress();
+        return deployment().proxiedAddress();
     }
 
     @Override
     protected String uriThrough(TcpProxy proxy) {
-        return deployment.uriThrough(proxy);
+        return deployment().uriThrough(proxy);
     }
 
     @Override
     protected TckTiming timing() {
-        return deployment.timing();
+        return deployment().timing();
     }
 
     /** Subclasses whose deployment survives a node's loss override this to call {@link #killNodeOfDeployment()}. */
     protected final void killNodeOfDeployment() {
-        deployment.killNode();
+        deployment().killNode();
     }
 
     protected final void restartNodeOfDeployment() {
-        deployment.restartNode();
+        deployment().restartNode();
     }
 
     protected final void failOverDeployment() {
-        deployment.failOver();
+        deployment().failOver();
     }
 
     protected final void stopReplicationOfDeployment() {
-        deployment.stopReplication();
+        deployment().stopReplication();
     }
 }
