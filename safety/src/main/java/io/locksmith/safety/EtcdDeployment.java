@@ -27,6 +27,9 @@ import java.util.stream.IntStream;
  */
 public final class EtcdDeployment implements Deployment {
 
+    /** The fault rules' timing: etcd counts lease TTLs in whole seconds, so a 1 s short lease and 5 s of slack. */
+    public static final TckTiming TIMING = TckTiming.defaults().scaledBy(2.5);
+
     private static final Pattern MEMBER_ID = Pattern.compile("\"member_id\"\\s*:\\s*\"?(\\d+)");
     private static final Pattern LEADER = Pattern.compile("\"leader\"\\s*:\\s*\"?(\\d+)");
 
@@ -110,8 +113,7 @@ public final class EtcdDeployment implements Deployment {
 
     @Override
     public TckTiming timing() {
-        // etcd counts lease TTLs in whole seconds: a 1 s short lease, 5 s of slack.
-        return TckTiming.defaults().scaledBy(2.5);
+        return TIMING;
     }
 
     @Override

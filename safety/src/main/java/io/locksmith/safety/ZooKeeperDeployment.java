@@ -13,6 +13,9 @@ import java.util.Set;
  */
 public final class ZooKeeperDeployment implements Deployment {
 
+    /** The fault rules' timing: a 1 s short lease, since the 1 s session (not the lease) frees a dead holder's node. */
+    public static final TckTiming TIMING = TckTiming.defaults().scaledBy(2.5);
+
     /** A short session: a killed holder's node is deleted when its session expires. */
     static final String PARAMETERS = "sessionTimeout=1s&connectionTimeout=1s";
 
@@ -40,8 +43,7 @@ public final class ZooKeeperDeployment implements Deployment {
 
     @Override
     public TckTiming timing() {
-        // A lease shorter than the session would be renewed by reads that cannot outlive the session anyway.
-        return TckTiming.defaults().scaledBy(2.5);
+        return TIMING;
     }
 
     @Override

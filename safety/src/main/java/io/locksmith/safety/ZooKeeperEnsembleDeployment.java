@@ -16,6 +16,9 @@ import java.util.Set;
  */
 public final class ZooKeeperEnsembleDeployment implements Deployment {
 
+    /** The fault rules' timing: 4 s sessions and an election after a leader's death need 10 s of slack. */
+    public static final TckTiming TIMING = TckTiming.defaults().scaledBy(5);
+
     private final TestingCluster cluster;
     private InstanceSpec killed;
 
@@ -52,7 +55,7 @@ public final class ZooKeeperEnsembleDeployment implements Deployment {
 
     @Override
     public TckTiming timing() {
-        return TckTiming.defaults().scaledBy(5);
+        return TIMING;
     }
 
     private InstanceSpec leader() {

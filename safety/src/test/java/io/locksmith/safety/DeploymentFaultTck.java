@@ -5,32 +5,42 @@ import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.TcpProxy;
 
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+
 /**
- * The fault kit against a {@link Deployment} started fresh for each rule (a rule may kill its nodes). A
- * subclass names the deployment; the hooks it does not support stay unsupported, and their rules are skipped,
- * naming the hook. The deployment is closed after the kit's clients.
+ * The fault kit against a {@link Deployment} started fresh for each rule (a rule may kill its nodes), once the
+ * rule is known to run: a rule skipped for a missing hook starts nothing. A subclass names the deployment and
+ * the faults whose rules run on it; the other hooks stay unsupported and their rules are skipped, naming the
+ * hook. The deployment is closed after the kit's clients.
  */
 abstract class DeploymentFaultTck extends LockFaultTck {
 
+    private final Supplier<Deployment> deploy;
+    private final TckTiming timing;
+    private final Set<Fault> faults;
     private Deployment deployment;
 
-    /** Starts the deployment under test. */
-    protected abstract Deployment deploy();
-
-    /** The deployment of this rule, started on first use (the kit asks for its timing before the rule). */
-    private Deployment deployment() {
-        if (deployment == null) {
-            deployment = closeAfterRule(deploy());
-        }
-        return deployment;
+    /**
+     * @param deploy  starts the deployment
+     * @param timing  the deployment's timing ({@link Deployment#timing()}, known before it starts)
+     * @param faults  the faults whose rules run here: {@code HOLDER_KILL} for R9.1 to R9.3 (victim JVMs),
+     *                {@code CLIENT_PARTITION} for R9.4 and R9.5 (proxy); node kills and failovers are switched
+     *                on by overriding {@link #killStoreNode()} and {@link #failOver()}
+     */
+    DeploymentFaultTck(Supplier<Deployment> deploy, TckTiming timing, Set<Fault> faults) {
+        this.deploy = Objects.requireNonNull(deploy);
+        this.timing = Objects.requireNonNull(timing);
+        this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
     }
 
-    /**
-     * Whether the rules with a victim JVM (R9.1 to R9.3) run on this deployment; off for ensembles, whose
-     * single-node siblings run them through the same provider code, to keep the default build short.
-     */
-    protected boolean victimRules() {
-        return true;
+    private Deployment deployment() {
+        if (deployment == null) {
+            deployment = closeAfterRule(deploy.get());
+        }
+        return deployment;
     }
 
     @Override
@@ -40,7 +50,7 @@ abstract class DeploymentFaultTck extends LockFaultTck {
 
     @Override
     protected String victimUri() {
-        if (!victimRules()) {
+        if (!faults.contains(Fault.HOLDER_KILL)) {
             throw new UnsupportedOperationException("victimUri()");
         }
         return deployment().uri();
@@ -48,6 +58,9 @@ abstract class DeploymentFaultTck extends LockFaultTck {
 
     @Override
     protected String proxiedAddress() {
+        if (!faults.contains(Fault.CLIENT_PARTITION)) {
+            throw new UnsupportedOperationException("proxiedAddress()");
+        }
         return deployment().proxiedAddress();
     }
 
@@ -58,10 +71,9 @@ abstract class DeploymentFaultTck extends LockFaultTck {
 
     @Override
     protected TckTiming timing() {
-        return deployment().timing();
+        return timing;
     }
 
-    /** Subclasses whose deployment survives a node's loss override this to call {@link #killNodeOfDeployment()}. */
     protected final void killNodeOfDeployment() {
         deployment().killNode();
     }

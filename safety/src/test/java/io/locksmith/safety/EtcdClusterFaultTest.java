@@ -1,11 +1,12 @@
 package io.locksmith.safety;
 
+import java.util.Set;
+
 /** The fault rules on a 3-member etcd cluster: the leader killed under contention (R9.6). */
 class EtcdClusterFaultTest extends DeploymentFaultTck {
 
-    @Override
-    protected Deployment deploy() {
-        return new EtcdDeployment(3);
+    EtcdClusterFaultTest() {
+        super(() -> new EtcdDeployment(3), EtcdDeployment.TIMING, Set.of());
     }
 
     @Override
@@ -16,10 +17,5 @@ class EtcdClusterFaultTest extends DeploymentFaultTck {
     @Override
     protected void restartStoreNode() {
         restartNodeOfDeployment();
-    }
-
-    @Override
-    protected boolean victimRules() {
-        return false;
     }
 }

@@ -1,11 +1,14 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.TckTiming;
+
+import java.util.Set;
+
 /** The fault rules on RedLock over three primaries: holder kill and pause, and one primary killed (R9.6). */
 class RedLockFaultTest extends DeploymentFaultTck {
 
-    @Override
-    protected Deployment deploy() {
-        return new RedLockDeployment(3);
+    RedLockFaultTest() {
+        super(() -> new RedLockDeployment(3), TckTiming.defaults(), Set.of(Fault.HOLDER_KILL));
     }
 
     @Override

@@ -1,11 +1,14 @@
 package io.locksmith.safety;
 
-/** The fault rules on Redis with Sentinel: holder kill and pause, and a failover that loses the grant (R9.7). */
+import io.locksmith.tck.TckTiming;
+
+import java.util.Set;
+
+/** The fault rules on Redis with Sentinel: a failover that loses the grant (R9.7). */
 class RedisSentinelFaultTest extends DeploymentFaultTck {
 
-    @Override
-    protected Deployment deploy() {
-        return new RedisSentinelDeployment();
+    RedisSentinelFaultTest() {
+        super(RedisSentinelDeployment::new, TckTiming.defaults(), Set.of());
     }
 
     @Override
@@ -16,10 +19,5 @@ class RedisSentinelFaultTest extends DeploymentFaultTck {
     @Override
     protected void failOver() {
         failOverDeployment();
-    }
-
-    @Override
-    protected boolean victimRules() {
-        return false;
     }
 }

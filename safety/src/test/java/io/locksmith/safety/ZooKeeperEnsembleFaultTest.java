@@ -1,11 +1,12 @@
 package io.locksmith.safety;
 
+import java.util.Set;
+
 /** The fault rules on a 3-server ZooKeeper ensemble: the leader killed under contention (R9.6). */
 class ZooKeeperEnsembleFaultTest extends DeploymentFaultTck {
 
-    @Override
-    protected Deployment deploy() {
-        return new ZooKeeperEnsembleDeployment();
+    ZooKeeperEnsembleFaultTest() {
+        super(ZooKeeperEnsembleDeployment::new, ZooKeeperEnsembleDeployment.TIMING, Set.of());
     }
 
     @Override
@@ -16,10 +17,5 @@ class ZooKeeperEnsembleFaultTest extends DeploymentFaultTck {
     @Override
     protected void restartStoreNode() {
         restartNodeOfDeployment();
-    }
-
-    @Override
-    protected boolean victimRules() {
-        return false;
     }
 }
