@@ -101,7 +101,7 @@ public final class EtcdDeployment implements Deployment {
     @Override
     public String uri() {
         return "etcd://" + clientPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))
-                + "?timeout=1s";
+                + "?timeout=2s";
     }
 
     @Override
@@ -127,7 +127,7 @@ public final class EtcdDeployment implements Deployment {
     @Override
     public String uriThrough(TcpProxy proxy) {
         proxiedAddress();
-        return "etcd://127.0.0.1:" + proxy.port() + "?timeout=1s";
+        return "etcd://127.0.0.1:" + proxy.port() + "?timeout=2s";
     }
 
     /** The member that is leader now, by the maintenance status of the live members; null if none. */
