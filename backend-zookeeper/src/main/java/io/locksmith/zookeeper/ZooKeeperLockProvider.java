@@ -1,0 +1,437 @@
+package io.locksmith.zookeeper;
+
+import io.locksmith.HolderIdentity;
+import io.locksmith.LockException;
+import io.locksmith.LockInfo;
+import io.locksmith.LockInterruptedException;
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Capability;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderContext;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+/**
+ * The {@code zookeeper://} provider: the classic ZooKeeper lock recipe mapped onto the SPI.
+ *
+ * <p>Each attempt puts an ephemeral sequential node under the lock's container node; the lowest sequence
+ * holds. A waiting owner ({@link AcquireRequest#willWait()}) keeps its node between attempts, so it keeps
+ * its place in the queue, and watches only its predecessor: a release wakes one queue position, not every
+ * waiter (no herd). A one-shot attempt that is not first deletes its node at once.
+ *
+ * <p>The fencing token is the holder node's creation zxid ({@code czxid}): the ZooKeeper transaction id is
+ * global and only grows, so a later holder (whose node was necessarily created later, since the queue is
+ * in creation order) always has a larger one, even when the lock's container was deleted and recreated in
+ * between and the sequence numbers restarted.
+ */
+final class ZooKeeperLockProvider implements LockProvider {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLockProvider.class);
+    /** A node that vanishes under us again and again (an operator deleting in a loop) is a store failure. */
+    private static final int MAX_RECREATIONS = 5;
+
+    private final CuratorFramework curator;
+    private final ZooKeeperSettings settings;
+    private final LockPaths paths;
+    private final HeldNodes held;
+    private final ScheduledThreadPoolExecutor timers;
+    /** Owner id to the node it keeps while it waits, between attempts. */
+    private final Map<String, String> waitingNodes = new ConcurrentHashMap<>();
+    /** Lock path to the client's callbacks for changes in its queue. */
+    private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
+    /** One watcher for every predecessor, so ZooKeeper keeps one registration per watched node. */
+    private final Watcher predecessorWatcher = this::predecessorChanged;
+    private final Watcher heldNodeWatcher = this::heldNodeChanged;
+
+    ZooKeeperLockProvider(CuratorFramework curator, ZooKeeperSettings settings, ProviderContext context) {
+        this.curator = curator;
+        this.settings = settings;
+        this.paths = new LockPaths(settings.basePath());
+        this.timers = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "locksmith-zookeeper-leases");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timers.setRemoveOnCancelPolicy(true);
+        this.held = new HeldNodes(timers, context.lossListener(), this::deleteInBackground);
+        curator.getConnectionStateListenable().addListener((client, state) -> connectionChanged(state));
+    }
+
+    // ---------------------------------------------------------------- acquire
+
+    @Override
+    public Optional<Grant> tryAcquire(AcquireRequest request) {
+        String name = request.name();
+        Owner owner = request.owner();
+        String lockPath = paths.lockPath(name);
+        String node = waitingNodes.remove(owner.id());
+        boolean keepNode = false;
+        try {
+            long session = sessionId();
+            if (node != null && !isLiveNodeOf(node, session)) {
+                // Created in a session that has ended: it is not ours to hold, whatever it says.
+                deleteIfExists(node);
+                node = null;
+            }
+            for (int recreations = 0; recreations <= MAX_RECREATIONS; ) {
+                if (node == null) {
+                    node = create(name, owner);
+                }
+                List<String> queue = LockPaths.queue(children(lockPath));
+                int place = queue.indexOf(LockPaths.nodeName(node));
+                if (place < 0) {
+                    // Deleted behind our back (session expiry, an operator): queue again at the end.
+                    node = null;
+                    recreations++;
+                    continue;
+                }
+                if (place == 0) {
+                    Stat stat = curator.checkExists().usingWatcher(heldNodeWatcher).forPath(node);
+                    if (stat == null || stat.getEphemeralOwner() != session) {
+                        deleteIfExists(node);
+                        node = null;
+                        recreations++;
+                        continue;
+                    }
+                    Grant grant = new Grant(name, owner, stat.getCzxid(), request.ttl(), node);
+                    held.add(grant, session, request.ttl());
+                    keepNode = true;
+                    return Optional.of(grant);
+                }
+                if (!request.willWait()) {
+                    return Optional.empty();
+                }
+                String predecessor = lockPath + "/" + queue.get(place - 1);
+                if (curator.checkExists().usingWatcher(predecessorWatcher).forPath(predecessor) == null) {
+                    continue; // it went between the two reads: look again
+                }
+                waitingNodes.put(owner.id(), node);
+                keepNode = true;
+                return Optional.empty();
+            }
+            throw new LockStoreException(name, describe() + ": the lock node of " + owner.id()
+                    + " was deleted " + MAX_RECREATIONS + " times during one attempt", null);
+        } catch (Exception e) {
+            throw storeFailure(name, "acquire", e);
+        } finally {
+            if (!keepNode && node != null) {
+                deleteInBackground(node);
+            }
+        }
+    }
+
+    private String create(String name, Owner owner) throws Exception {
+        byte[] data = new LockNodeData(owner.id(), owner.holder()).toBytes();
+        // Containers: the server deletes a lock's node once its last child is gone, so short-lived names
+        // leave nothing behind. No Curator "protection" needed: the owner id in the name finds the node
+        // again after a create whose answer was lost.
+        return curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPath(paths.nodePrefix(name, owner.id()), data);
+    }
+
+    /** The children of a lock node; none if the container is gone (deleted by the server once empty). */
+    private List<String> children(String lockPath) throws Exception {
+        try {
+            return curator.getChildren().forPath(lockPath);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    private boolean isLiveNodeOf(String node, long session) throws Exception {
+        Stat stat = curator.checkExists().forPath(node);
+        return stat != null && stat.getEphemeralOwner() == session;
+    }
+
+    // ---------------------------------------------------------------- renew and release
+
+    @Override
+    public boolean renew(Grant grant, Duration ttl) {
+        HeldNodes.HeldNode node = held.get(path(grant));
+        if (node == null) {
+            return false;
+        }
+        try {
+            // Cheap: one read. Re-arming the watch costs nothing (one registration per watcher and node).
+            Stat stat = curator.checkExists().usingWatcher(heldNodeWatcher).forPath(node.path());
+            if (stat == null || stat.getEphemeralOwner() != node.sessionId || stat.getCzxid() != grant.fencingToken()
+                    || sessionId() != node.sessionId) {
+                held.remove(node.path());
+                deleteInBackground(node.path());
+                return false;
+            }
+            held.extend(node, ttl);
+            return true;
+        } catch (Exception e) {
+            throw storeFailure(grant.name(), "renew", e);
+        }
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        String path = path(grant);
+        if (path == null) {
+            releaseAmbiguous(grant.name(), grant.owner());
+            return false;
+        }
+        HeldNodes.HeldNode node = held.remove(path);
+        if (node == null) {
+            // Already reported lost or counted out: make sure it goes, without making the caller wait on a
+            // connection that may be down.
+            deleteInBackground(path);
+            return false;
+        }
+        try {
+            // The path holds the owner id, and owner ids are never reused: deleting it cannot hit another
+            // holder's node.
+            curator.delete().guaranteed().forPath(path);
+            return sessionId() == node.sessionId;
+        } catch (KeeperException.NoNodeException e) {
+            return false;
+        } catch (Exception e) {
+            throw storeFailure(grant.name(), "release", e);
+        }
+    }
+
+    @Override
+    public void releaseAmbiguous(String name, Owner owner) {
+        String waiting = waitingNodes.remove(owner.id());
+        if (waiting != null) {
+            deleteInBackground(waiting);
+        }
+        for (String path : held.pathsOf(owner.id())) {
+            held.remove(path);
+            deleteInBackground(path);
+        }
+        String lockPath = paths.lockPath(name);
+        String prefix = LockPaths.ownerPrefix(owner.id());
+        try {
+            for (String child : curator.getChildren().forPath(lockPath)) {
+                if (child.startsWith(prefix)) {
+                    deleteInBackground(lockPath + "/" + child);
+                }
+            }
+        } catch (KeeperException.NoNodeException e) {
+            // no container: nothing was created
+        } catch (Exception e) {
+            throw storeFailure(name, "clean up after an ambiguous acquire", e);
+        }
+    }
+
+    @Override
+    public void cancel(String name, Owner owner) {
+        String node = waitingNodes.remove(owner.id());
+        if (node != null) {
+            deleteInBackground(node);
+        }
+    }
+
+    // ---------------------------------------------------------------- inspect, notify
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        String lockPath = paths.lockPath(name);
+        try {
+            List<String> queue;
+            try {
+                queue = LockPaths.queue(curator.getChildren().forPath(lockPath));
+            } catch (KeeperException.NoNodeException e) {
+                return Optional.empty();
+            }
+            HolderIdentity holder = null;
+            long token = -1;
+            List<HolderIdentity> waiters = new ArrayList<>();
+            for (String child : queue) {
+                Stat stat = new Stat();
+                byte[] data;
+                try {
+                    data = curator.getData().storingStatIn(stat).forPath(lockPath + "/" + child);
+                } catch (KeeperException.NoNodeException e) {
+                    continue; // left while we read: not in the queue any more
+                }
+                HolderIdentity identity = LockNodeData.fromBytes(data).holder();
+                if (holder == null) {
+                    holder = identity;
+                    token = stat.getCzxid();
+                } else {
+                    waiters.add(identity);
+                }
+            }
+            return holder == null ? Optional.empty()
+                    : Optional.of(new LockInfo(name, holder, token, null, waiters));
+        } catch (Exception e) {
+            throw storeFailure(name, "inspect", e);
+        }
+    }
+
+    @Override
+    public AutoCloseable subscribe(String name, Runnable onChange) {
+        String lockPath = paths.lockPath(name);
+        subscribers.computeIfAbsent(lockPath, k -> new CopyOnWriteArrayList<>()).add(onChange);
+        return () -> subscribers.computeIfPresent(lockPath, (k, list) -> {
+            list.remove(onChange);
+            return list.isEmpty() ? null : list;
+        });
+    }
+
+    private void predecessorChanged(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None || event.getPath() == null) {
+            notifyAllSubscribers();
+            return;
+        }
+        notifySubscribers(LockPaths.parent(event.getPath()));
+    }
+
+    private void heldNodeChanged(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            held.lose(event.getPath(), "the lock node " + event.getPath() + " was deleted behind the holder's back"
+                    + " (its session expired, or an operator removed it)", null);
+            notifySubscribers(LockPaths.parent(event.getPath()));
+        }
+    }
+
+    private void notifySubscribers(String lockPath) {
+        List<Runnable> callbacks = subscribers.get(lockPath);
+        if (callbacks != null) {
+            callbacks.forEach(ZooKeeperLockProvider::runQuietly);
+        }
+    }
+
+    private void notifyAllSubscribers() {
+        subscribers.values().forEach(list -> list.forEach(ZooKeeperLockProvider::runQuietly));
+    }
+
+    private static void runQuietly(Runnable callback) {
+        try {
+            callback.run();
+        } catch (RuntimeException e) {
+            LOG.warn("lock release callback failed", e);
+        }
+    }
+
+    // ---------------------------------------------------------------- session
+
+    /**
+     * Maps connection states onto leases. SUSPENDED means no server has answered for a while: the session
+     * may already have expired and another client may hold the lock, so by default every lock is reported
+     * lost at once. LOST means the session is gone (or Curator gave up on it after the session timeout).
+     * RECONNECTED with another session id means the old session, and every node of it, is gone.
+     */
+    private void connectionChanged(ConnectionState state) {
+        switch (state) {
+            case SUSPENDED -> {
+                if (settings.onSuspended() == ZooKeeperSettings.OnSuspended.LOSE) {
+                    held.loseAll(session -> true, "the connection to ZooKeeper was suspended: the session may"
+                            + " have expired, so the lock is no longer certainly held", null);
+                }
+            }
+            case LOST -> {
+                held.loseAll(session -> true, "the ZooKeeper session was lost (expired, or not reconnected"
+                        + " within the session timeout)", null);
+                notifyAllSubscribers();
+            }
+            case RECONNECTED -> {
+                long current = currentSessionIdOrZero();
+                held.loseAll(session -> session != current, "reconnected to ZooKeeper with a new session: the old"
+                        + " session and its lock nodes are gone", null);
+                notifyAllSubscribers();
+            }
+            default -> {
+            }
+        }
+    }
+
+    private long sessionId() throws Exception {
+        return curator.getZookeeperClient().getZooKeeper().getSessionId();
+    }
+
+    private long currentSessionIdOrZero() {
+        try {
+            return sessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static String path(Grant grant) {
+        return grant.handle() instanceof String path ? path : null;
+    }
+
+    private void deleteIfExists(String path) throws Exception {
+        try {
+            curator.delete().guaranteed().forPath(path);
+        } catch (KeeperException.NoNodeException ignored) {
+            // gone already
+        }
+    }
+
+    /** Deletes a node without waiting; Curator retries across connection loss until it is gone. */
+    private void deleteInBackground(String path) {
+        try {
+            curator.delete().guaranteed().inBackground().forPath(path);
+        } catch (Exception e) {
+            LOG.debug("could not schedule the deletion of {}; it ends with its session", path, e);
+        }
+    }
+
+    private LockException storeFailure(String name, String action, Exception e) {
+        if (e instanceof LockException known) {
+            return known;
+        }
+        if (e instanceof InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            return new LockInterruptedException(name, interrupted);
+        }
+        return new LockStoreException(name, describe() + " failed to " + action + ": " + e, e);
+    }
+
+    /** Test hook: the nodes this provider holds now. */
+    int heldNodeCount() {
+        return held.size();
+    }
+
+    /** Test hook and for messages: the ZooKeeper session of this provider. */
+    long currentSession() {
+        return currentSessionIdOrZero();
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
+                Capability.SESSION_BOUND, Capability.INSPECT_WAITERS);
+    }
+
+    @Override
+    public String describe() {
+        return settings.describe();
+    }
+
+    @Override
+    public void close() {
+        timers.shutdownNow();
+        curator.close();
+    }
+}
