@@ -88,8 +88,7 @@ final class ZooKeeperLockProvider implements LockProvider {
         String node = waitingNodes.remove(owner.id());
         boolean keepNode = false;
         try {
-            long session = sessionId();
-            if (node != null && !isLiveNodeOf(node, session)) {
+            if (node != null && !isLiveNode(node)) {
                 // Created in a session that has ended: it is not ours to hold, whatever it says.
                 deleteIfExists(node);
                 node = null;
@@ -108,6 +107,9 @@ final class ZooKeeperLockProvider implements LockProvider {
                 }
                 if (place == 0) {
                     Stat stat = curator.checkExists().usingWatcher(heldNodeWatcher).forPath(node);
+                    // Read the session after the node: the read went over the current connection, so a node of
+                    // an ended session (Curator replaced it while we were blocked) cannot pass for ours.
+                    long session = sessionId();
                     if (stat == null || stat.getEphemeralOwner() != session) {
                         deleteIfExists(node);
                         node = null;
@@ -159,9 +161,10 @@ final class ZooKeeperLockProvider implements LockProvider {
         }
     }
 
-    private boolean isLiveNodeOf(String node, long session) throws Exception {
+    /** Whether {@code node} exists and belongs to the current session. */
+    private boolean isLiveNode(String node) throws Exception {
         Stat stat = curator.checkExists().forPath(node);
-        return stat != null && stat.getEphemeralOwner() == session;
+        return stat != null && stat.getEphemeralOwner() == sessionId();
     }
 
     // ---------------------------------------------------------------- renew and release
