@@ -416,6 +416,11 @@ final class ZooKeeperLockProvider implements LockProvider {
         return held.size();
     }
 
+    /** Test hook: the Curator client, to find the server it is connected to. */
+    CuratorFramework curator() {
+        return curator;
+    }
+
     /** Test hook and for messages: the ZooKeeper session of this provider. */
     long currentSession() {
         return currentSessionIdOrZero();
