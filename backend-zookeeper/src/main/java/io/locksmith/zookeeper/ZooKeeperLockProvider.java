@@ -87,6 +87,7 @@ final class ZooKeeperLockProvider implements LockProvider {
         String lockPath = paths.lockPath(name);
         String node = waitingNodes.remove(owner.id());
         boolean keepNode = false;
+        boolean failed = true;
         try {
             if (node != null && !isLiveNode(node)) {
                 // Created in a session that has ended: it is not ours to hold, whatever it says.
@@ -119,9 +120,11 @@ final class ZooKeeperLockProvider implements LockProvider {
                     Grant grant = new Grant(name, owner, stat.getCzxid(), request.ttl(), node);
                     held.add(grant, session, request.ttl());
                     keepNode = true;
+                    failed = false;
                     return Optional.of(grant);
                 }
                 if (!request.willWait()) {
+                    failed = false;
                     return Optional.empty();
                 }
                 String predecessor = lockPath + "/" + queue.get(place - 1);
@@ -130,6 +133,7 @@ final class ZooKeeperLockProvider implements LockProvider {
                 }
                 waitingNodes.put(owner.id(), node);
                 keepNode = true;
+                failed = false;
                 return Optional.empty();
             }
             throw new LockStoreException(name, describe() + ": the lock node of " + owner.id()
@@ -138,7 +142,11 @@ final class ZooKeeperLockProvider implements LockProvider {
             throw storeFailure(name, "acquire", e);
         } finally {
             if (!keepNode && node != null) {
-                deleteInBackground(node);
+                if (failed) {
+                    deleteInBackground(node); // the connection is likely down: do not block on it again
+                } else {
+                    deleteNow(node); // before returning, so nobody sees a waiter that has gone
+                }
             }
         }
     }
@@ -246,7 +254,7 @@ final class ZooKeeperLockProvider implements LockProvider {
     public void cancel(String name, Owner owner) {
         String node = waitingNodes.remove(owner.id());
         if (node != null) {
-            deleteInBackground(node);
+            deleteNow(node);
         }
     }
 
@@ -388,6 +396,22 @@ final class ZooKeeperLockProvider implements LockProvider {
             curator.delete().guaranteed().forPath(path);
         } catch (KeeperException.NoNodeException ignored) {
             // gone already
+        }
+    }
+
+    /**
+     * Deletes a node and waits for it; if the store cannot be reached, Curator keeps trying in the background
+     * (a guaranteed delete), so the node goes as soon as the connection is back, or with its session.
+     */
+    private void deleteNow(String path) {
+        try {
+            curator.delete().guaranteed().forPath(path);
+        } catch (KeeperException.NoNodeException ignored) {
+            // gone already
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.debug("deleting {} failed; Curator retries in the background", path, e);
         }
     }
 
