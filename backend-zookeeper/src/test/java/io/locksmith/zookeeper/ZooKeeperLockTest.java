@@ -17,13 +17,14 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import AtomicReference;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -66,8 +67,8 @@ class ZooKeeperLockTest {
     @Test
     void declaresWhatItDoes() {
         try (LockClient client = open("")) {
-            assertEquals(java.util.EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
-                    Capability.SESSION_BOUND, Capability.INSPECT_WAITERS), java.util.EnumSet.copyOf(client.capabilities()));
+            assertEquals(EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
+                    Capability.SESSION_BOUND, Capability.INSPECT_WAITERS), EnumSet.copyOf(client.capabilities()));
             assertEquals("zookeeper://" + server.connectString() + "/locksmith", client.describe());
         }
     }
@@ -213,6 +214,66 @@ class ZooKeeperLockTest {
             next.close();
             lease.close();
         }
+    }
+
+    @Test
+    void renewalKeepsAShortLeaseAndItsNodePastTheTtl() throws Exception {
+        String name = unique("renew");
+        try (LockClient client = open("")) {
+            Lease lease = client.lock(name, LockOptions.builder().leaseTime(Duration.ofMillis(300)).build())
+                    .acquire(Duration.ofSeconds(5));
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+            await().atMost(PATIENCE).until(() -> System.nanoTime() > until);
+            assertTrue(lease.isHeld());
+            assertEquals(lease.fencingToken(), admin.holderStat(name).getCzxid(), "the node is still there");
+            lease.close();
+            assertTrue(admin.queue(name).isEmpty());
+        }
+    }
+
+    @Test
+    void manyThreadsOnSeveralClientsNeverOverlapAndTokensOnlyGrow() throws Exception {
+        String name = unique("contention");
+        int clients = 3;
+        int threadsPerClient = 2;
+        int rounds = 15;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger staleWrites = new AtomicInteger();
+        AtomicLong register = new AtomicLong(-1);
+        List<LockClient> open = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(clients * threadsPerClient);
+        try {
+            List<CompletableFuture<Void>> workers = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                LockClient client = open("");
+                open.add(client);
+                for (int t = 0; t < threadsPerClient; t++) {
+                    workers.add(CompletableFuture.runAsync(() -> {
+                        for (int i = 0; i < rounds; i++) {
+                            try (Lease lease = client.lock(name).acquire(PATIENCE)) {
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                // A fenced register: a write with a token not above the last one is stale.
+                                long token = lease.fencingToken();
+                                if (register.getAndAccumulate(token, Math::max) >= token) {
+                                    staleWrites.incrementAndGet();
+                                }
+                                inside.decrementAndGet();
+                            }
+                        }
+                    }, threads));
+                }
+            }
+            CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        } finally {
+            threads.shutdownNow();
+            open.forEach(LockClient::close);
+        }
+        assertEquals(0, overlaps.get(), "overlapping holders");
+        assertEquals(0, staleWrites.get(), "writes with a token not above the last one");
+        assertTrue(admin.queue(name).isEmpty());
     }
 
     @Test
