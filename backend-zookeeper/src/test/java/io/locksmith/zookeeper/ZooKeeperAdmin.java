@@ -58,6 +58,23 @@ final class ZooKeeperAdmin implements AutoCloseable {
         }
     }
 
+    /**
+     * Deletes the holder's node, for the TCK's {@code expireBehindClientsBack}.
+     *
+     * @throws IllegalStateException if nobody holds the lock
+     */
+    void deleteHolderNodeOrFail(String lockName) {
+        try {
+            if (!deleteHolderNode(lockName)) {
+                throw new IllegalStateException("lock '" + lockName + "' has no holder node to delete");
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot delete the holder node of lock '" + lockName + "'", e);
+        }
+    }
+
     @Override
     public void close() {
         curator.close();
