@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -88,6 +89,7 @@ final class ZooKeeperLockProvider implements LockProvider {
         String node = waitingNodes.remove(owner.id());
         boolean keepNode = false;
         boolean failed = true;
+        boolean failedByInterrupt = false;
         try {
             if (node != null && !isLiveNode(node)) {
                 // Created in a session that has ended: it is not ours to hold, whatever it says.
@@ -139,10 +141,11 @@ final class ZooKeeperLockProvider implements LockProvider {
             throw new LockStoreException(name, describe() + ": the lock node of " + owner.id()
                     + " was deleted " + MAX_RECREATIONS + " times during one attempt", null);
         } catch (Exception e) {
+            failedByInterrupt = e instanceof InterruptedException;
             throw storeFailure(name, "acquire", e);
         } finally {
             if (!keepNode && node != null) {
-                if (failed) {
+                if (failed && !failedByInterrupt) {
                     deleteInBackground(node); // the connection is likely down: do not block on it again
                 } else {
                     deleteNow(node); // before returning, so nobody sees a waiter that has gone
@@ -215,8 +218,8 @@ final class ZooKeeperLockProvider implements LockProvider {
         }
         try {
             // The path holds the owner id, and owner ids are never reused: deleting it cannot hit another
-            // holder's node.
-            curator.delete().guaranteed().forPath(path);
+            // holder's node. Leases are often closed in a finally block of an interrupted thread: release anyway.
+            uninterruptibly(() -> curator.delete().guaranteed().forPath(path));
             return sessionId() == node.sessionId;
         } catch (KeeperException.NoNodeException e) {
             return false;
@@ -238,13 +241,13 @@ final class ZooKeeperLockProvider implements LockProvider {
         String lockPath = paths.lockPath(name);
         String prefix = LockPaths.ownerPrefix(owner.id());
         try {
-            for (String child : curator.getChildren().forPath(lockPath)) {
+            // Often called after an interrupted acquire, whose create may have reached the server all the same.
+            List<String> children = uninterruptibly(() -> children(lockPath));
+            for (String child : children) {
                 if (child.startsWith(prefix)) {
-                    deleteInBackground(lockPath + "/" + child);
+                    deleteNow(lockPath + "/" + child);
                 }
             }
-        } catch (KeeperException.NoNodeException e) {
-            // no container: nothing was created
         } catch (Exception e) {
             throw storeFailure(name, "clean up after an ambiguous acquire", e);
         }
@@ -405,13 +408,28 @@ final class ZooKeeperLockProvider implements LockProvider {
      */
     private void deleteNow(String path) {
         try {
-            curator.delete().guaranteed().forPath(path);
+            uninterruptibly(() -> curator.delete().guaranteed().forPath(path));
         } catch (KeeperException.NoNodeException ignored) {
             // gone already
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (Exception e) {
             LOG.debug("deleting {} failed; Curator retries in the background", path, e);
+            deleteInBackground(path);
+        }
+    }
+
+    /**
+     * Runs a clean-up step to its end even when the thread is interrupted: a cancelled wait must not leave
+     * its queue node behind because the interrupt that cancelled it also aborted the delete. The interrupt
+     * flag is set again afterwards, for the caller.
+     */
+    private static <T> T uninterruptibly(Callable<T> step) throws Exception {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return step.call();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

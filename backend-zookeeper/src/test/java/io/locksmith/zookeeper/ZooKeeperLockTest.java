@@ -5,6 +5,7 @@ import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.LockInfo;
+import io.locksmith.LockInterruptedException;
 import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
 import io.locksmith.LossReason;
@@ -289,6 +290,45 @@ class ZooKeeperLockTest {
                 await().atMost(PATIENCE).until(() -> admin.queue(name).size() == 1);
                 assertTrue(lease.isHeld());
             }
+        }
+    }
+
+    @Test
+    void anInterruptedWaiterLeavesNoNode() throws Exception {
+        String name = unique("interrupted");
+        try (LockClient a = open(""); LockClient b = open("")) {
+            try (Lease lease = a.lock(name).acquire(Duration.ofSeconds(5))) {
+                AtomicReference<Thread> waiterThread = new AtomicReference<>();
+                CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+                    waiterThread.set(Thread.currentThread());
+                    try {
+                        b.lock(name).acquire(PATIENCE).close();
+                        return null;
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                });
+                await().atMost(PATIENCE).until(() -> admin.queue(name).size() == 2);
+                waiterThread.get().interrupt();
+                assertTrue(outcome.get(PATIENCE.toSeconds(), TimeUnit.SECONDS) instanceof LockInterruptedException);
+                assertEquals(1, admin.queue(name).size(), "the interrupted waiter's node is gone when acquire returns");
+                assertTrue(lease.isHeld());
+            }
+        }
+    }
+
+    @Test
+    void aLeaseClosedByAnInterruptedThreadIsStillReleased() throws Exception {
+        String name = unique("close-interrupted");
+        try (LockClient client = open("")) {
+            Lease lease = client.lock(name).acquire(Duration.ofSeconds(5));
+            Thread.currentThread().interrupt();
+            try {
+                lease.close();
+            } finally {
+                assertTrue(Thread.interrupted(), "the interrupt flag is kept");
+            }
+            assertTrue(admin.queue(name).isEmpty());
         }
     }
 
