@@ -73,7 +73,8 @@ class ZooKeeperLockTest {
     void declaresWhatItDoes() {
         try (LockClient client = open("")) {
             assertEquals(EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
-                    Capability.SESSION_BOUND, Capability.INSPECT_WAITERS), EnumSet.copyOf(client.capabilities()));
+                    Capability.SESSION_BOUND, Capability.INSPECT_WAITERS, Capability.BATCH_RENEW),
+                    EnumSet.copyOf(client.capabilities()));
             assertEquals("zookeeper://" + server.connectString() + "/locksmith", client.describe());
         }
     }
@@ -233,6 +234,27 @@ class ZooKeeperLockTest {
             assertEquals(lease.fencingToken(), admin.holderStat(name).getCzxid(), "the node is still there");
             lease.close();
             assertTrue(admin.queue(name).isEmpty());
+        }
+    }
+
+    @Test
+    void batchRenewalKeepsManyLeasesAndLosesOnlyTheOneThatWasTakenAway() throws Exception {
+        List<String> names = List.of(unique("batch"), unique("batch"), unique("batch"), unique("batch"));
+        try (LockClient client = open("")) {
+            LockOptions shortRenewing = LockOptions.builder().leaseTime(Duration.ofMillis(300)).build();
+            List<Lease> leases = new ArrayList<>();
+            for (String name : names) {
+                leases.add(client.lock(name, shortRenewing).acquire(Duration.ofSeconds(5)));
+            }
+            assertTrue(admin.deleteHolderNode(names.get(0)));
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+            await().atMost(PATIENCE).until(() -> System.nanoTime() > until);
+            assertFalse(leases.get(0).isHeld());
+            for (int i = 1; i < names.size(); i++) {
+                assertTrue(leases.get(i).isHeld(), names.get(i));
+                assertEquals(leases.get(i).fencingToken(), admin.holderStat(names.get(i)).getCzxid());
+            }
+            leases.forEach(Lease::close);
         }
     }
 
