@@ -97,8 +97,11 @@ final class HeldNodes {
     void lose(String path, String reason, Throwable cause) {
         HeldNode node = remove(path);
         if (node != null) {
-            lossListener.lost(node.grant, reason, cause);
-            deleteInBackground.accept(path);
+            try {
+                lossListener.lost(node.grant, reason, cause); // first: the holder hears before anyone can take it
+            } finally {
+                deleteInBackground.accept(path);
+            }
         }
     }
 

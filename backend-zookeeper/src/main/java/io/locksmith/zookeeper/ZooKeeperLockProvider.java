@@ -35,7 +35,9 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code zookeeper://} provider: the classic ZooKeeper lock recipe mapped onto the SPI.
@@ -55,6 +57,8 @@ final class ZooKeeperLockProvider implements LockProvider {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLockProvider.class);
     /** A node that vanishes under us again and again (an operator deleting in a loop) is a store failure. */
     private static final int MAX_RECREATIONS = 5;
+    /** How soon a deletion that failed for a connection problem is sent again. */
+    private static final long DELETE_RETRY_MILLIS = 500;
 
     private final CuratorFramework curator;
     private final ZooKeeperSettings settings;
@@ -65,6 +69,8 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final Map<String, String> waitingNodes = new ConcurrentHashMap<>();
     /** Lock path to the client's callbacks for changes in its queue. */
     private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
+    /** Nodes to delete that the server has not confirmed deleted yet (sent while the connection was down). */
+    private final Set<String> pendingDeletes = ConcurrentHashMap.newKeySet();
     /** One watcher for every predecessor, so ZooKeeper keeps one registration per watched node. */
     private final Watcher predecessorWatcher = this::predecessorChanged;
     private final Watcher heldNodeWatcher = this::heldNodeChanged;
@@ -123,12 +129,20 @@ final class ZooKeeperLockProvider implements LockProvider {
                         recreations++;
                         continue;
                     }
+                    if (settings.onSuspended() == ZooKeeperSettings.OnSuspended.LOSE
+                            && !curator.getZookeeperClient().isConnected()) {
+                        // The suspension may already have been handled, before this grant existed: it would
+                        // then be held with no certainty and nobody told.
+                        throw new LockStoreException(name, describe() + ": the connection was suspended while"
+                                + " the lock was being granted", null);
+                    }
                     Grant grant = new Grant(name, owner, stat.getCzxid(), request.ttl(), node);
                     held.add(grant, session, request.ttl());
                     keepNode = true;
                     failed = false;
                     return Optional.of(grant);
                 }
+                LOG.trace("{}: {} is at place {} of {}", name, owner.id(), place, queue.size());
                 if (!request.willWait()) {
                     failed = false;
                     return Optional.empty();
@@ -282,11 +296,12 @@ final class ZooKeeperLockProvider implements LockProvider {
         try {
             // The path holds the owner id, and owner ids are never reused: deleting it cannot hit another
             // holder's node. Leases are often closed in a finally block of an interrupted thread: release anyway.
-            uninterruptibly(() -> curator.delete().guaranteed().forPath(path));
+            uninterruptibly(() -> curator.delete().forPath(path));
             return sessionId() == node.sessionId;
         } catch (KeeperException.NoNodeException e) {
             return false;
         } catch (Exception e) {
+            deleteInBackground(path);
             throw storeFailure(grant.name(), "release", e);
         }
     }
@@ -416,6 +431,8 @@ final class ZooKeeperLockProvider implements LockProvider {
      * RECONNECTED with another session id means the old session, and every node of it, is gone.
      */
     private void connectionChanged(ConnectionState state) {
+        LOG.debug("{}: connection {}, session 0x{}, {} lock(s) held", describe(), state,
+                Long.toHexString(currentSessionIdOrZero()), held.size());
         switch (state) {
             case SUSPENDED -> {
                 if (settings.onSuspended() == ZooKeeperSettings.OnSuspended.LOSE) {
@@ -429,6 +446,7 @@ final class ZooKeeperLockProvider implements LockProvider {
                 notifyAllSubscribers();
             }
             case RECONNECTED -> {
+                retryPendingDeletes();
                 long current = currentSessionIdOrZero();
                 held.loseAll(session -> session != current, "reconnected to ZooKeeper with a new session: the old"
                         + " session and its lock nodes are gone", null);
@@ -459,23 +477,23 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     private void deleteIfExists(String path) throws Exception {
         try {
-            curator.delete().guaranteed().forPath(path);
+            curator.delete().forPath(path);
         } catch (KeeperException.NoNodeException ignored) {
             // gone already
         }
     }
 
     /**
-     * Deletes a node and waits for it; if the store cannot be reached, Curator keeps trying in the background
-     * (a guaranteed delete), so the node goes as soon as the connection is back, or with its session.
+     * Deletes a node and waits for it; if the store cannot be reached, the deletion is left to
+     * {@link #deleteInBackground}, so the node goes as soon as the connection is back, or with its session.
      */
     private void deleteNow(String path) {
         try {
-            uninterruptibly(() -> curator.delete().guaranteed().forPath(path));
+            uninterruptibly(() -> curator.delete().forPath(path));
         } catch (KeeperException.NoNodeException ignored) {
             // gone already
         } catch (Exception e) {
-            LOG.debug("deleting {} failed; Curator retries in the background", path, e);
+            LOG.debug("deleting {} failed; trying again in the background", path, e);
             deleteInBackground(path);
         }
     }
@@ -496,12 +514,44 @@ final class ZooKeeperLockProvider implements LockProvider {
         }
     }
 
-    /** Deletes a node without waiting; Curator retries across connection loss until it is gone. */
+    /**
+     * Deletes a node without waiting. Until the server confirms it (or says it is gone), the path stays in
+     * {@link #pendingDeletes} and is tried again on every reconnection: a lock reported lost while the
+     * connection was down must not stay taken for as long as the session lives.
+     */
     private void deleteInBackground(String path) {
+        pendingDeletes.add(path);
         try {
-            curator.delete().guaranteed().inBackground().forPath(path);
+            curator.delete().inBackground((client, event) -> {
+                int code = event.getResultCode();
+                LOG.debug("background deletion of {}: {}", path, KeeperException.Code.get(code));
+                if (code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue()
+                        || code == KeeperException.Code.SESSIONEXPIRED.intValue()) {
+                    pendingDeletes.remove(path); // deleted, or gone with its session
+                } else {
+                    retryDeleteLater(path);
+                }
+            }).forPath(path);
         } catch (Exception e) {
-            LOG.debug("could not schedule the deletion of {}; it ends with its session", path, e);
+            LOG.debug("could not send the deletion of {}; tried again on reconnection", path, e);
+        }
+    }
+
+    private void retryDeleteLater(String path) {
+        try {
+            timers.schedule(() -> {
+                if (pendingDeletes.contains(path)) {
+                    deleteInBackground(path);
+                }
+            }, DELETE_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            // the provider is closing: its session ends, and its nodes with it
+        }
+    }
+
+    private void retryPendingDeletes() {
+        for (String path : new ArrayList<>(pendingDeletes)) {
+            deleteInBackground(path);
         }
     }
 
