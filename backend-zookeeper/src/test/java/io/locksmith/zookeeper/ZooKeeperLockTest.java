@@ -241,13 +241,13 @@ class ZooKeeperLockTest {
     void batchRenewalKeepsManyLeasesAndLosesOnlyTheOneThatWasTakenAway() throws Exception {
         List<String> names = List.of(unique("batch"), unique("batch"), unique("batch"), unique("batch"));
         try (LockClient client = open("")) {
-            LockOptions shortRenewing = LockOptions.builder().leaseTime(Duration.ofMillis(300)).build();
+            LockOptions shortRenewing = LockOptions.builder().leaseTime(Duration.ofSeconds(1)).build();
             List<Lease> leases = new ArrayList<>();
             for (String name : names) {
                 leases.add(client.lock(name, shortRenewing).acquire(Duration.ofSeconds(5)));
             }
             assertTrue(admin.deleteHolderNode(names.get(0)));
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_500);
             await().atMost(PATIENCE).until(() -> System.nanoTime() > until);
             assertFalse(leases.get(0).isHeld());
             for (int i = 1; i < names.size(); i++) {
