@@ -37,8 +37,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class MigratingLockProvider implements LockProvider {
 
-    /** Added to new-store tokens: above any old-store token (2^40, about 10^12 acquisitions). */
-    static final long NEW_STORE_EPOCH = 1L << 40;
+    /**
+     * Added to new-store tokens: above any old-store token (2^56, about 7.2e16: Redis tokens are server
+     * microseconds, about 1.8e15 today; etcd revisions and ZooKeeper zxids are far smaller).
+     */
+    static final long NEW_STORE_EPOCH = 1L << 56;
 
     private final MigrationPhase phase;
     private final LockProvider from;
@@ -233,12 +236,12 @@ final class MigratingLockProvider implements LockProvider {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        if (phase == MigrationPhase.FROM) {
+        // Report the token the holder's lease carries: old-store tokens until the new-store marker exists.
+        if (phase == MigrationPhase.FROM || (phase == MigrationPhase.DUAL && !newStoreTokens && !markerPresent())) {
             return from.inspect(name);
         }
-        Optional<LockInfo> fresh = to.inspect(name).map(info -> new LockInfo(info.lockName(), info.holder(),
+        return to.inspect(name).map(info -> new LockInfo(info.lockName(), info.holder(),
                 NEW_STORE_EPOCH + info.fencingToken(), info.remaining(), info.waiters()));
-        return fresh.isPresent() || phase == MigrationPhase.TO ? fresh : from.inspect(name);
     }
 
     @Override

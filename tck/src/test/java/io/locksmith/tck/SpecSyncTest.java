@@ -1,0 +1,189 @@
+package io.locksmith.tck;
+
+import io.locksmith.spi.Capability;
+import io.locksmith.tck.fault.FaultRule;
+import io.locksmith.tck.fault.LockFaultTck;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Keeps docs/SPEC.md, the rule lists ({@link TckRule}, and {@link FaultRule} for the fault rules of R9) and the
+ * test methods of {@link LockTck} and {@link LockFaultTck} in step.
+ */
+class SpecSyncTest {
+
+    /** A rule of either list, with the kit class that tests it. */
+    private record Rule(String id, String level, Optional<Capability> capability, String title, String anchor,
+                        String methodPrefix, Class<?> kit) {
+    }
+
+    private static List<Rule> allRules() {
+        List<Rule> rules = new ArrayList<>();
+        for (TckRule rule : TckRule.values()) {
+            rules.add(new Rule(rule.id(), rule.level().name(), rule.capability(), rule.title(), rule.anchor(),
+                    rule.methodPrefix(), LockTck.class));
+        }
+        for (FaultRule rule : FaultRule.values()) {
+            rules.add(new Rule(rule.id(), rule.level().name(), rule.capability(), rule.title(), rule.anchor(),
+                    rule.methodPrefix(), LockFaultTck.class));
+        }
+        return rules;
+    }
+
+    private static Optional<Rule> ruleOfMethod(String method) {
+        return TckRule.idOfMethod(method).flatMap(id -> allRules().stream().filter(r -> r.id().equalsIgnoreCase(id)).findFirst());
+    }
+
+    private static final Pattern RULE_HEADING = Pattern.compile("^### (R\\d+\\.\\d+) (.+)$");
+
+    /** Rule id to the text of its section (heading to the next heading). */
+    private static Map<String, String> specRules() throws IOException {
+        Path spec = Path.of("..", "docs", "SPEC.md");
+        assertTrue(Files.isRegularFile(spec), "docs/SPEC.md not found from " + Path.of("").toAbsolutePath());
+        Map<String, String> rules = new LinkedHashMap<>();
+        String current = null;
+        StringBuilder text = new StringBuilder();
+        for (String line : Files.readAllLines(spec)) {
+            Matcher heading = RULE_HEADING.matcher(line);
+            if (heading.matches() || line.startsWith("## ")) {
+                if (current != null) {
+                    rules.put(current, text.toString());
+                }
+                current = heading.matches() ? heading.group(1) : null;
+                text.setLength(0);
+            }
+            text.append(line).append('\n');
+        }
+        if (current != null) {
+            rules.put(current, text.toString());
+        }
+        return rules;
+    }
+
+    private static List<String> testMethods() {
+        return Stream.of(LockTck.class, LockFaultTck.class)
+                .flatMap(kit -> Arrays.stream(kit.getDeclaredMethods()))
+                .filter(m -> m.isAnnotationPresent(org.junit.jupiter.api.Test.class))
+                .map(Method::getName)
+                .sorted()
+                .toList();
+    }
+
+    @Test
+    void everyRuleInTheSpecIsInTheRuleListAndBack() throws IOException {
+        Set<String> inSpec = new TreeSet<>(specRules().keySet());
+        Set<String> inList = allRules().stream().map(Rule::id).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(inSpec, inList, "docs/SPEC.md and TckRule disagree");
+    }
+
+    @Test
+    void everyRuleHasExactlyOneTestNamedAfterIt() {
+        List<String> methods = testMethods();
+        List<String> problems = new ArrayList<>();
+        for (Rule rule : allRules()) {
+            List<String> tests = methods.stream().filter(m -> m.startsWith(rule.methodPrefix())).toList();
+            if (tests.size() != 1) {
+                problems.add(rule.id() + " has tests " + tests + " (expected one starting with " + rule.methodPrefix() + ")");
+            }
+        }
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
+    }
+
+    @Test
+    void everyTestNamesARuleOfTheSpecWithTheRightPrefix() throws IOException {
+        Map<String, String> spec = specRules();
+        List<String> problems = new ArrayList<>();
+        for (String method : testMethods()) {
+            var rule = ruleOfMethod(method);
+            if (rule.isEmpty()) {
+                problems.add(method + " names no rule of TckRule or FaultRule");
+            } else if (!method.startsWith(rule.get().methodPrefix())) {
+                problems.add(method + " should start with " + rule.get().methodPrefix());
+            } else if (!spec.containsKey(rule.get().id())) {
+                problems.add(method + " tests " + rule.get().id() + ", which docs/SPEC.md does not have");
+            }
+        }
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
+    }
+
+    @Test
+    void eachSpecRuleHasItsAnchorLevelIntentCapabilityAndTest() throws IOException {
+        Map<String, String> spec = specRules();
+        List<String> problems = new ArrayList<>();
+        for (Rule rule : allRules()) {
+            String text = spec.getOrDefault(rule.id(), "");
+            if (!text.contains("<a id=\"" + rule.anchor() + "\"></a>")) {
+                problems.add(rule.id() + ": no anchor " + rule.anchor());
+            }
+            if (!text.contains(rule.level())) {
+                problems.add(rule.id() + ": the text does not use its level " + rule.level());
+            }
+            if (!text.contains("Intent: ")) {
+                problems.add(rule.id() + ": no Intent line");
+            }
+            if (!text.contains("`" + rule.methodPrefix())) {
+                problems.add(rule.id() + ": does not name its test " + rule.methodPrefix() + "...");
+            }
+            rule.capability().ifPresent(capability -> {
+                if (!text.contains("`" + capability.name() + "`") && !specGroupMentions(rule, capability.name())) {
+                    problems.add(rule.id() + ": does not name its capability " + capability);
+                }
+            });
+            if (!text.startsWith("### " + rule.id() + " " + rule.title())) {
+                problems.add(rule.id() + ": heading should be '" + rule.id() + " " + rule.title() + "'");
+            }
+        }
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
+    }
+
+    private static boolean specGroupMentions(Rule rule, String capability) {
+        try {
+            String spec = Files.readString(Path.of("..", "docs", "SPEC.md"));
+            String group = "## R" + rule.id().substring(1, rule.id().indexOf('.')) + " ";
+            int start = spec.indexOf(group);
+            int end = spec.indexOf("\n### ", start);
+            return start >= 0 && spec.substring(start, end).contains("`" + capability + "`");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void theFaultRulesAreTestedByTheFaultKitAndNameTheirHooks() throws IOException {
+        Map<String, String> spec = specRules();
+        List<String> problems = new ArrayList<>();
+        for (FaultRule rule : FaultRule.values()) {
+            if (!rule.id().startsWith("R9.")) {
+                problems.add(rule.id() + " is a fault rule outside R9");
+            }
+            if (!spec.getOrDefault(rule.id(), "").contains("`" + rule.hook() + "`")) {
+                problems.add(rule.id() + ": does not name its hook " + rule.hook());
+            }
+        }
+        for (TckRule rule : TckRule.values()) {
+            if (rule.id().startsWith("R9.")) {
+                problems.add(rule.id() + " is in TckRule; fault rules belong to FaultRule and LockFaultTck");
+            }
+        }
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
+    }
+}
