@@ -11,6 +11,7 @@ import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.Owner;
 import io.locksmith.spi.ProviderContext;
+import io.locksmith.spi.Registry;
 import io.locksmith.spi.RenewRequest;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
@@ -65,6 +66,7 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final LockPaths paths;
     private final HeldNodes held;
     private final ScheduledThreadPoolExecutor timers;
+    private final ZooKeeperRegistry registry;
     /** Owner id to the node it keeps while it waits, between attempts. */
     private final Map<String, String> waitingNodes = new ConcurrentHashMap<>();
     /** Lock path to the client's callbacks for changes in its queue. */
@@ -86,6 +88,8 @@ final class ZooKeeperLockProvider implements LockProvider {
         });
         this.timers.setRemoveOnCancelPolicy(true);
         this.held = new HeldNodes(timers, context.lossListener(), this::deleteInBackground);
+        this.registry = new ZooKeeperRegistry(curator, settings.basePath(), settings.describe(),
+                this::currentSessionIdOrZero);
         curator.getConnectionStateListenable().addListener((client, state) -> connectionChanged(state));
     }
 
@@ -585,6 +589,11 @@ final class ZooKeeperLockProvider implements LockProvider {
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
                 Capability.SESSION_BOUND, Capability.INSPECT_WAITERS, Capability.BATCH_RENEW);
+    }
+
+    @Override
+    public Optional<Registry> registry() {
+        return Optional.of(registry);
     }
 
     @Override
