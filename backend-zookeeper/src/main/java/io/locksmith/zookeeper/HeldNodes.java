@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,7 @@ final class HeldNodes {
     static final class HeldNode {
         final Grant grant;
         final long sessionId;
+        final long grantedAt = System.nanoTime();
         private ScheduledFuture<?> leaseTimer;
 
         HeldNode(Grant grant, long sessionId) {
@@ -54,6 +56,10 @@ final class HeldNodes {
             replaceTimer(null);
         }
     }
+
+    /** A grant younger than this may not be registered by the client yet when its loss is reported. */
+    private static final long JUST_GRANTED_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long REPEAT_MILLIS = 100;
 
     private final Map<String, HeldNode> byPath = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timers;
@@ -99,6 +105,14 @@ final class HeldNodes {
         if (node != null) {
             try {
                 lossListener.lost(node.grant, reason, cause); // first: the holder hears before anyone can take it
+                if (System.nanoTime() - node.grantedAt < JUST_GRANTED_NANOS) {
+                    // The client may not have registered this grant yet and would drop the report: say it again
+                    // shortly. Reports go by owner id, unique per holding, so a repeat never hits another lease.
+                    timers.schedule(() -> lossListener.lost(node.grant, reason, cause), REPEAT_MILLIS,
+                            TimeUnit.MILLISECONDS);
+                }
+            } catch (RejectedExecutionException closing) {
+                // the provider is closing
             } finally {
                 deleteInBackground.accept(path);
             }
