@@ -376,6 +376,7 @@ class ZooKeeperLockTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the server is stopped inside the block, on purpose
     void suspendedConnectionReportsHeldLocksLostByDefault() {
         try (EmbeddedZooKeeper own = EmbeddedZooKeeper.start();
              LockClient client = LockClient.open(own.uri() + "?connectionTimeout=1s")) {
@@ -391,6 +392,7 @@ class ZooKeeperLockTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the server is stopped inside the block, on purpose
     void onSuspendedWaitKeepsTheLockUntilTheSessionTimeoutThenReportsIt() {
         try (EmbeddedZooKeeper own = EmbeddedZooKeeper.start();
              LockClient client = LockClient.open(own.uri() + "?onSuspended=wait&sessionTimeout=2s&connectionTimeout=500ms")) {
