@@ -265,7 +265,7 @@ public abstract class LockFaultTck {
                 .until(() -> lastConfirmedAt.get() != acquiredAt);
 
         Duration bound = timing.shortLease().plus(timing.slack());
-        CutOff seen = cutOff(proxy, name, lease, bound);
+        CutOff seen = cutOff(proxy, name, lease, bound, bound.multipliedBy(2));
         long confirmedAt = lastConfirmedAt.get();
         long ttl = timing.shortLease().toNanos();
         assertFalse(lease.isHeld(), "the holder cut off from the store still believed it held lock '" + name + "' "
@@ -295,19 +295,22 @@ public abstract class LockFaultTck {
         Lease lease = cut.lock(name, longLease()).acquire(timing.slack());
         AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
         lease.onLost(lost::set);
-        Duration bound = timing.slack().multipliedBy(3);
-        CutOff seen = cutOff(proxy, name, lease, bound);
-        if (seen.otherGotItAt() == Long.MAX_VALUE) {
-            // The store kept the cut-off holder's lock for the whole bound: nobody else could start.
-            assertTrue(lease.isHeld() || lost.get() != null, "the lease is neither held nor reported lost");
-            return;
+        Duration bound = timing.slack().multipliedBy(2);
+        try {
+            CutOff seen = cutOff(proxy, name, lease, bound, bound);
+            if (seen.otherGotItAt() == Long.MAX_VALUE) {
+                // The store kept the cut-off holder's lock for the whole bound: nobody else could start.
+                assertTrue(lease.isHeld() || lost.get() != null, "the lease is neither held nor reported lost");
+                return;
+            }
+            assertTrue(seen.lastHeldCallStart() - seen.otherGotItAt() < 0, "another client got lock '" + name + "' "
+                    + TimeUnit.NANOSECONDS.toMillis(seen.lastHeldCallStart() - seen.otherGotItAt()) + " ms before the"
+                    + " cut-off holder (lease " + timing.longLease() + ") stopped believing it held it: its store"
+                    + " session expired and freed the lock, and nobody told the holder");
+            await("the cut-off holder's onLost callback").atMost(timing.slack()).until(() -> lost.get() != null);
+        } finally {
+            proxy.heal();
         }
-        assertTrue(seen.lastHeldCallStart() - seen.otherGotItAt() < 0, "another client got lock '" + name + "' "
-                + TimeUnit.NANOSECONDS.toMillis(seen.lastHeldCallStart() - seen.otherGotItAt()) + " ms before the"
-                + " cut-off holder (lease " + timing.longLease() + ") stopped believing it held it: its store session"
-                + " expired and freed the lock, and nobody told the holder");
-        await("the cut-off holder's onLost callback").atMost(timing.slack()).until(() -> lost.get() != null);
-        proxy.heal();
     }
 
     /** What was seen after a holder was cut off: until when it believed it held the lock, when another got it. */
@@ -317,10 +320,10 @@ public abstract class LockFaultTck {
     /**
      * Cuts the proxied holder of {@code lease} off (blackhole), while another client tries to take the lock every
      * 5 ms. Watches the holder's {@code isHeld()} until it turns false or {@code bound} passes, and the other
-     * client for twice {@code bound}. Beliefs are judged by when a call began: a descheduled poller only makes
+     * client until {@code otherBound} after the cut. Beliefs are judged by when a call began: a descheduled poller only makes
      * them look later, never earlier.
      */
-    private CutOff cutOff(TcpProxy proxy, String name, Lease lease, Duration bound) {
+    private CutOff cutOff(TcpProxy proxy, String name, Lease lease, Duration bound, Duration otherBound) {
         LockClient other = client();
         AtomicBoolean stop = new AtomicBoolean();
         CompletableFuture<Long> otherGotItAt = CompletableFuture.supplyAsync(() -> {
@@ -349,7 +352,8 @@ public abstract class LockFaultTck {
         }
         long otherAt;
         try {
-            otherAt = otherGotItAt.get(bound.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
+            long left = cutAt + otherBound.toNanos() - System.nanoTime();
+            otherAt = otherGotItAt.get(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             otherAt = Long.MAX_VALUE;
         } catch (java.util.concurrent.ExecutionException e) {
