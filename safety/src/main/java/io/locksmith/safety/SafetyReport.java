@@ -67,8 +67,9 @@ public record SafetyReport(String deployment, String description, Duration durat
             }
             case FAILOVER -> doubleGrants + " double grant(s), " + (staleHolderWritesAccepted == 0
                     ? "fenced" : "NOT fenced");
-            case CLIENT_PARTITION, NODE_KILL -> "overlaps: " + (violations == 0 ? "none" : violations + " fault(s) with overlap");
-            case LOST_REPLY -> "no lock left behind";
+            case CLIENT_PARTITION, NODE_KILL -> violations == 0 ? "no overlap" : violations + " fault(s) with overlap";
+            case LOST_REPLY -> of.stream().filter(r -> r.outcome().startsWith("one reply")).count()
+                    + " reply(ies) dropped, workload went on";
         };
         return of.size() + "x: " + detail + (violations == 0 ? "" : ", **" + violations + " violation(s)**");
     }
