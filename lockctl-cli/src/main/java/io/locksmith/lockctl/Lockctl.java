@@ -5,6 +5,7 @@ import io.locksmith.LockStoreException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
@@ -31,6 +32,10 @@ public final class Lockctl implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+            description = "Print stack traces and library logs.")
+    boolean verbose;
 
     /** Runs {@code lockctl} and exits with its exit code. */
     public static void main(String[] args) {

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
                 "Replays the stock-oversell post-mortem: service instances sell one hot item under a lock while a "
                         + "slow payment call sometimes outlasts the lease.",
                 "First with a naive lock (SET NX with a TTL, plain DEL), then with Locksmith (lease loss reported, "
-                        + "stale writes refused by the fencing token). Runs on mem:// (in this JVM) unless --uri is given.",
+                        + "stale writes refused by the fencing token). Runs on the in-JVM store (mem://) unless --uri is given.",
                 "Exit code 1 if the Locksmith run oversold (it never should)."})
 final class DemoCommand implements Callable<Integer> {
 
@@ -34,16 +34,16 @@ final class DemoCommand implements Callable<Integer> {
             description = "Store for the Locksmith run (default: ${DEFAULT-VALUE}, no server needed).")
     String uri;
 
-    @Option(names = "--seed", defaultValue = "7", description = "Seeds the dependency's latency (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "7", description = "Seeds the dependency's latency (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--instances", defaultValue = "4", description = "Service instances, one lock client each (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--instances", paramLabel = "N", defaultValue = "4", description = "Service instances, one lock client each (default: ${DEFAULT-VALUE}).")
     int instances;
 
-    @Option(names = "--orders", defaultValue = "40", description = "Orders to sell (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--orders", paramLabel = "N", defaultValue = "40", description = "Orders to sell (default: ${DEFAULT-VALUE}).")
     int orders;
 
-    @Option(names = "--stock", defaultValue = "20", description = "Units in stock at the start (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--stock", paramLabel = "N", defaultValue = "20", description = "Units in stock at the start (default: ${DEFAULT-VALUE}).")
     int stock;
 
     @Option(names = "--lease", defaultValue = "100ms", paramLabel = "DURATION",
@@ -53,9 +53,6 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--events", negatable = true, defaultValue = "true",
             description = "Show notable events as they happen (default: on).")
     boolean showEvents;
-
-    @Option(names = "--verbose", description = "Print stack traces of errors.")
-    boolean verbose;
 
     @Override
     public Integer call() {
