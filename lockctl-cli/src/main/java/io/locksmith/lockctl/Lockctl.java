@@ -116,6 +116,11 @@ public final class Lockctl implements Callable<Integer> {
     static void quietLogging(boolean verbose) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "error");
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        // gRPC (jetcd) logs through java.util.logging.
+        java.util.logging.Logger.getLogger("").setLevel(verbose ? java.util.logging.Level.INFO : java.util.logging.Level.SEVERE);
+        for (java.util.logging.Handler handler : java.util.logging.Logger.getLogger("").getHandlers()) {
+            handler.setLevel(verbose ? java.util.logging.Level.INFO : java.util.logging.Level.SEVERE);
+        }
     }
 
     /** The version from the jar's manifest. */
