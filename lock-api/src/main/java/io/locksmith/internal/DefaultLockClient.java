@@ -215,6 +215,7 @@ final class DefaultLockClient implements LockClient {
             }
         }
         keeper.close();
+        waitQueues.wakeEveryone();
         try {
             provider.close();
         } catch (RuntimeException e) {

@@ -11,12 +11,12 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /** Finds {@link LockProviderFactory}s with {@link ServiceLoader}, by scheme. */
-final class ProviderRegistry {
+public final class ProviderRegistry {
 
     private ProviderRegistry() {
     }
 
-    static LockProviderFactory forScheme(String scheme, String uriForMessages) {
+    public static LockProviderFactory forScheme(String scheme, String uriForMessages) {
         Set<String> available = new TreeSet<>();
         for (LockProviderFactory factory : factories()) {
             if (factory.schemes().contains(scheme)) {

@@ -149,6 +149,13 @@ final class WaitQueues {
         }
     }
 
+    /** Wakes every waiter of every name: the client is closing and they must notice. */
+    void wakeEveryone() {
+        for (NameQueue queue : queues.values()) {
+            queue.waiters.forEach(Waiter::signal);
+        }
+    }
+
     int waitingNames() {
         return queues.size();
     }

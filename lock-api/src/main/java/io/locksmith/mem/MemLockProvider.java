@@ -5,9 +5,11 @@ import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.Registry;
 
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -49,6 +51,26 @@ final class MemLockProvider implements LockProvider {
     @Override
     public AutoCloseable subscribe(String name, Runnable onChange) {
         return store.subscribe(name, onChange);
+    }
+
+    @Override
+    public Optional<Registry> registry() {
+        return Optional.of(new Registry() {
+            @Override
+            public void put(String key, String value, Duration ttl) {
+                store.putRecord(key, value, ttl);
+            }
+
+            @Override
+            public Map<String, String> list(String prefix) {
+                return store.listRecords(prefix);
+            }
+
+            @Override
+            public void remove(String key) {
+                store.removeRecord(key);
+            }
+        });
     }
 
     @Override

@@ -37,8 +37,12 @@ public final class MemStore {
     private record Entry(String ownerId, HolderIdentity holder, long token, long expiresAt) {
     }
 
+    private record Record(String value, long expiresAt) {
+    }
+
     private final String name;
     private final Map<String, Entry> locks = new HashMap<>();
+    private final Map<String, Record> records = new HashMap<>();
     private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
     private long lastToken;
 
@@ -136,6 +140,26 @@ public final class MemStore {
         long now = System.nanoTime();
         locks.values().removeIf(entry -> now >= entry.expiresAt);
         return locks.size();
+    }
+
+    synchronized void putRecord(String key, String value, Duration ttl) {
+        records.put(key, new Record(value, ttl == null ? Long.MAX_VALUE : System.nanoTime() + ttl.toNanos()));
+    }
+
+    synchronized Map<String, String> listRecords(String prefix) {
+        long now = System.nanoTime();
+        records.values().removeIf(record -> now >= record.expiresAt);
+        Map<String, String> result = new java.util.TreeMap<>();
+        records.forEach((key, record) -> {
+            if (key.startsWith(prefix)) {
+                result.put(key, record.value);
+            }
+        });
+        return result;
+    }
+
+    synchronized void removeRecord(String key) {
+        records.remove(key);
     }
 
     AutoCloseable subscribe(String lock, Runnable onChange) {

@@ -123,6 +123,14 @@ public interface LockProvider extends AutoCloseable {
         throw new UnsupportedOperationException(describe() + " cannot notify of releases");
     }
 
+    /**
+     * The store's key-value records for client coordination features (the migration phase guard), if the
+     * provider offers them. The default offers none.
+     */
+    default Optional<Registry> registry() {
+        return Optional.empty();
+    }
+
     /** The store, for messages: scheme, hosts and transport, never credentials. */
     String describe();
 

@@ -1,0 +1,156 @@
+package io.locksmith.migrate;
+
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import io.locksmith.LockConfigurationException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MigrationTest {
+
+    private final String oldStore = "mem://old-" + UUID.randomUUID();
+    private final String newStore = "mem://new-" + UUID.randomUUID();
+
+    private String uri(MigrationPhase phase) {
+        return "migrate:?from=" + oldStore + "&to=" + newStore + "&phase=" + phase.configName() + "&guardTtl=5s";
+    }
+
+    @Test
+    void adjacentPhasesExcludeEachOtherAndTokensIncrease() throws Exception {
+        String name = "stock:" + UUID.randomUUID();
+        try (LockClient from = LockClient.open(uri(MigrationPhase.FROM));
+             LockClient dual = LockClient.open(uri(MigrationPhase.DUAL))) {
+            Contention result = contend(name, 200, from, dual);
+            assertEquals(0, result.overlaps.get(), "two holders at once between phases from and dual");
+            assertEquals(0, result.tokenRegressions.get(), "fencing token went backwards between from and dual");
+        }
+        try (LockClient dual = LockClient.open(uri(MigrationPhase.DUAL));
+             LockClient to = LockClient.open(uri(MigrationPhase.TO))) {
+            Contention result = contend(name, 200, dual, to);
+            assertEquals(0, result.overlaps.get(), "two holders at once between phases dual and to");
+            assertEquals(0, result.tokenRegressions.get(), "fencing token went backwards between dual and to");
+        }
+    }
+
+    @Test
+    void tokensKeepIncreasingThroughTheWholeRollout() {
+        String name = "order:" + UUID.randomUUID();
+        long last = 0;
+        for (MigrationPhase phase : List.of(MigrationPhase.FROM, MigrationPhase.DUAL, MigrationPhase.TO)) {
+            try (LockClient client = LockClient.open(uri(phase))) {
+                for (int i = 0; i < 3; i++) {
+                    try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(1))) {
+                        assertTrue(lease.fencingToken() > last, phase + ": token " + lease.fencingToken() + " after " + last);
+                        last = lease.fencingToken();
+                    }
+                }
+            }
+        }
+        assertTrue(last > MigratingLockProvider.NEW_STORE_EPOCH, "phase to uses new-store tokens");
+    }
+
+    @Test
+    void dualClientAfterANewStoreHolderGetsAHigherToken() {
+        String name = "pay:" + UUID.randomUUID();
+        try (LockClient dual = LockClient.open(uri(MigrationPhase.DUAL))) {
+            long dualBefore;
+            try (Lease lease = dual.lock(name).acquire(Duration.ofSeconds(1))) {
+                dualBefore = lease.fencingToken();
+            }
+            long newStoreToken;
+            try (LockClient to = LockClient.open(uri(MigrationPhase.TO));
+                 Lease lease = to.lock(name).acquire(Duration.ofSeconds(1))) {
+                newStoreToken = lease.fencingToken();
+            }
+            try (Lease lease = dual.lock(name).acquire(Duration.ofSeconds(1))) {
+                assertTrue(newStoreToken > dualBefore);
+                assertTrue(lease.fencingToken() > newStoreToken,
+                        "dual token " + lease.fencingToken() + " must follow the to-phase token " + newStoreToken);
+            }
+        }
+    }
+
+    @Test
+    void guardRefusesAClientThatWouldSkipAPhase() {
+        try (LockClient from = LockClient.open(uri(MigrationPhase.FROM))) {
+            LockConfigurationException refused = assertThrows(LockConfigurationException.class,
+                    () -> LockClient.open(uri(MigrationPhase.TO)).close());
+            assertTrue(refused.getMessage().contains(from.clientId()), refused.getMessage());
+            assertTrue(refused.getMessage().contains("from"), refused.getMessage());
+            List<FleetMember> fleet = Migration.fleet(uri(MigrationPhase.FROM));
+            assertEquals(List.of(MigrationPhase.FROM), fleet.stream().map(FleetMember::phase).distinct().toList());
+        }
+        // Once the from client is gone, the same configuration starts.
+        LockClient.open(uri(MigrationPhase.DUAL)).close();
+    }
+
+    @Test
+    void badMigrationUrisNameTheProblem() {
+        assertThrows(LockConfigurationException.class, () -> LockClient.open("migrate:?from=mem://a&to=mem://b"), "phase");
+        LockConfigurationException unknownPhase = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open("migrate:?from=mem://a&to=mem://b&phase=sideways"));
+        assertTrue(unknownPhase.getMessage().contains("sideways"));
+        LockConfigurationException badChild = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open("migrate:?from=nosuch://a&to=mem://b&phase=from"));
+        assertTrue(badChild.getMessage().contains("nosuch"));
+        LockConfigurationException badChildParam = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open("migrate:?from=mem://a&from.color=red&to=mem://b&phase=from"));
+        assertTrue(badChildParam.getMessage().contains("color"), badChildParam.getMessage());
+    }
+
+    record Contention(AtomicInteger overlaps, AtomicInteger tokenRegressions) {
+    }
+
+    /** Threads of both clients take turns on one name; counts overlaps and token regressions. */
+    static Contention contend(String name, int operations, LockClient... clients) throws Exception {
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger regressions = new AtomicInteger();
+        AtomicLong lastToken = new AtomicLong();
+        AtomicInteger remaining = new AtomicInteger(operations);
+        ExecutorService pool = Executors.newFixedThreadPool(clients.length * 2);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (LockClient client : clients) {
+                for (int t = 0; t < 2; t++) {
+                    futures.add(pool.submit(() -> {
+                        while (remaining.getAndDecrement() > 0) {
+                            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(10))) {
+                                if (inside.incrementAndGet() > 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                if (lease.fencingToken() <= lastToken.get()) {
+                                    regressions.incrementAndGet();
+                                }
+                                lastToken.set(lease.fencingToken());
+                                Thread.yield();
+                                inside.decrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> future : futures) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return new Contention(overlaps, regressions);
+    }
+}

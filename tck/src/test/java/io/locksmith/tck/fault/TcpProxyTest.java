@@ -1,0 +1,112 @@
+package io.locksmith.tck.fault;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TcpProxyTest {
+
+    private ServerSocket echo;
+    private TcpProxy proxy;
+
+    @BeforeEach
+    void startEchoServerBehindProxy() throws IOException {
+        echo = new ServerSocket();
+        echo.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Thread acceptor = new Thread(() -> {
+            while (!echo.isClosed()) {
+                try {
+                    Socket socket = echo.accept();
+                    Thread worker = new Thread(() -> {
+                        try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
+                            int b;
+                            while ((b = in.read()) >= 0) {
+                                out.write(b);
+                                out.flush();
+                            }
+                        } catch (IOException ignored) {
+                            // connection gone
+                        }
+                    });
+                    worker.setDaemon(true);
+                    worker.start();
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        acceptor.setDaemon(true);
+        acceptor.start();
+        proxy = TcpProxy.start("127.0.0.1", echo.getLocalPort());
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        proxy.close();
+        echo.close();
+    }
+
+    private Socket connect() throws IOException {
+        Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port());
+        socket.setSoTimeout(300);
+        return socket;
+    }
+
+    private static int roundTrip(Socket socket, int value) throws IOException {
+        socket.getOutputStream().write(value);
+        socket.getOutputStream().flush();
+        return socket.getInputStream().read();
+    }
+
+    @Test
+    void forwardsUntilBlackholedAndAgainWhenHealed() throws IOException {
+        try (Socket socket = connect()) {
+            assertEquals('a', roundTrip(socket, 'a'));
+            proxy.blackhole();
+            assertThrows(SocketTimeoutException.class, () -> roundTrip(socket, 'b'));
+            proxy.heal();
+            assertEquals('c', roundTrip(socket, 'c'));
+        }
+    }
+
+    @Test
+    void dropsTheReplyButNotTheRequest() throws IOException {
+        try (Socket socket = connect()) {
+            assertEquals('a', roundTrip(socket, 'a'));
+            proxy.dropNextReplies(1);
+            assertThrows(SocketTimeoutException.class, () -> roundTrip(socket, 'b'));
+            assertEquals('c', roundTrip(socket, 'c'));
+        }
+    }
+
+    @Test
+    void resetClosesOpenConnections() throws IOException {
+        try (Socket socket = connect()) {
+            assertEquals('a', roundTrip(socket, 'a'));
+            proxy.resetAll();
+            boolean failed;
+            try {
+                failed = roundTrip(socket, 'b') < 0;
+            } catch (IOException e) {
+                failed = true;
+            }
+            assertTrue(failed, "a reset connection must not keep working");
+        }
+        try (Socket fresh = connect()) {
+            assertEquals('d', roundTrip(fresh, 'd'));
+        }
+    }
+}
