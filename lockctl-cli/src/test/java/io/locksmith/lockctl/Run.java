@@ -10,6 +10,8 @@ record Run(int exitCode, String out, String err) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Lockctl.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        // Kept in the surefire report (target/surefire-reports/*-output.txt) for reading what users would see.
+        System.out.println("$ lockctl " + String.join(" ", args) + "\n" + out + err + "(exit " + code + ")\n");
         return new Run(code, out.toString(), err.toString());
     }
 

@@ -140,7 +140,7 @@ final class ZooKeeperDoctor implements StoreDoctor {
         String latency = fields.getOrDefault("Latency min/avg/max", "?");
         String detail = "mode " + mode + ", latency min/avg/max " + latency + " ms, outstanding "
                 + fields.getOrDefault("Outstanding", "?") + ", version " + fields.getOrDefault("Zookeeper version", "?")
-                .split(",")[0];
+                .split("[,-]")[0];
         String[] latencies = latency.split("/");
         if (latencies.length == 3 && parseDouble(latencies[1]) > 50) {
             return Finding.warn(check, detail, "average request latency above 50 ms: check disk (fsync of the "
