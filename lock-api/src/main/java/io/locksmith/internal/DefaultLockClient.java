@@ -200,6 +200,7 @@ final class DefaultLockClient implements LockClient {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        waitQueues.wakeEveryone();
         List<HeldLock> stillHeld = new ArrayList<>(keeper.held());
         RuntimeException failure = null;
         for (HeldLock lock : stillHeld) {
@@ -215,7 +216,6 @@ final class DefaultLockClient implements LockClient {
             }
         }
         keeper.close();
-        waitQueues.wakeEveryone();
         try {
             provider.close();
         } catch (RuntimeException e) {

@@ -149,7 +149,7 @@ final class WaitQueues {
         }
     }
 
-    /** Wakes every waiter of every name: the client is closing and they must notice. */
+    /** The client is closing: wake every waiter, so that it sees the closed client now rather than after its poll. */
     void wakeEveryone() {
         for (NameQueue queue : queues.values()) {
             queue.waiters.forEach(Waiter::signal);
