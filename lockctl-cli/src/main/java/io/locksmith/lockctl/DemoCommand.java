@@ -72,19 +72,17 @@ final class DemoCommand implements Callable<Integer> {
                 settings.stallEvery(), Durations.format(settings.stall()), Durations.format(settings.lease()),
                 settings.gcPauseEvery());
         EventPrinter events = new EventPrinter(out, showEvents);
-        DemoReport report;
-        try (Progress ignored = Progress.start(spec.commandLine().getErr(), "demo running", () -> "")) {
-            report = OversellDemo.run(settings, events, phase -> {
-                events.endRun();
-                if (phase.equals(OversellDemo.NAIVE_RUN)) {
-                    out.println("1) naive lock: SET lock NX PX ttl ... DEL lock; the stock table applies every write");
-                } else {
-                    out.println("2) Locksmith on " + uri + ": fixed lease, onLost + ensureHeld(), fenced stock table");
-                }
-                out.flush();
-            });
+        // No progress ticker: the phase lines and events printed as they happen are the progress.
+        DemoReport report = OversellDemo.run(settings, events, phase -> {
             events.endRun();
-        }
+            if (phase.equals(OversellDemo.NAIVE_RUN)) {
+                out.println("1) naive lock: SET lock NX PX ttl ... DEL lock; the stock table applies every write");
+            } else {
+                out.println("2) Locksmith on " + uri + ": fixed lease, onLost + ensureHeld(), fenced stock table");
+            }
+            out.flush();
+        });
+        events.endRun();
         out.println();
         report.printTable(out);
         out.println();

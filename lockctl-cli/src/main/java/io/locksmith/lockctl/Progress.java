@@ -20,6 +20,7 @@ final class Progress implements AutoCloseable {
     private final long started = System.nanoTime();
     private final ScheduledExecutorService ticker;
     private boolean printed;
+    private int lastLength;
 
     private Progress(PrintWriter err, String label, Supplier<String> status) {
         this.err = err;
@@ -44,7 +45,8 @@ final class Progress implements AutoCloseable {
         String detail = status.get();
         String line = label + "... " + seconds + " s" + (detail.isEmpty() ? "" : ", " + detail);
         if (terminal) {
-            err.print("\r" + line + "   ");
+            err.print("\r" + line + " ".repeat(Math.max(0, lastLength - line.length())));
+            lastLength = line.length();
         } else {
             err.println(line);
         }
@@ -56,8 +58,8 @@ final class Progress implements AutoCloseable {
     public synchronized void close() {
         ticker.shutdownNow();
         if (printed && terminal) {
-            err.print("\r");
-            err.println();
+            // Wipe the line, so the command's own output starts on a clean one.
+            err.print("\r" + " ".repeat(lastLength) + "\r");
             err.flush();
         }
     }

@@ -71,8 +71,8 @@ final class TckCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         AtomicInteger rulesDone = new AtomicInteger();
         TckReport report;
-        try (Progress ignored = Progress.start(err, "tck on " + LockUri.redact(uri), () -> rulesDone.get() + " rules done");
-             PrintStream progress = new PrintStream(new LineForwarder(err, rulesDone), true, StandardCharsets.UTF_8)) {
+        // The runner's line per finished rule, on stderr, is the progress.
+        try (PrintStream progress = new PrintStream(new LineForwarder(err, rulesDone), true, StandardCharsets.UTF_8)) {
             report = run(uri, testMethods(rules), progress);
         }
         PrintWriter out = spec.commandLine().getOut();
