@@ -67,8 +67,8 @@ public final class Lockctl implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        spec.commandLine().getErr().println("lockctl: missing command");
-        spec.commandLine().usage(spec.commandLine().getErr());
+        spec.commandLine().getErr().println("lockctl: missing command (demo, inspect, doctor, tck, bench)");
+        printShortUsage(spec.commandLine(), spec.commandLine().getErr());
         return ExitCode.USAGE;
     }
 
@@ -77,7 +77,7 @@ public final class Lockctl implements Callable<Integer> {
         PrintWriter err = commandLine.getErr();
         err.println("lockctl: " + firstLine(e.getMessage()));
         if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {
-            commandLine.usage(err);
+            printShortUsage(commandLine, err);
         }
         return ExitCode.USAGE;
     }
@@ -88,7 +88,7 @@ public final class Lockctl implements Callable<Integer> {
         if (e instanceof UsageException || e instanceof LockConfigurationException
                 || e instanceof IllegalArgumentException) {
             err.println("lockctl: " + firstLine(e.getMessage()));
-            commandLine.usage(err);
+            printShortUsage(commandLine, err);
             code = ExitCode.USAGE;
         } else if (e instanceof LockStoreException) {
             err.println("lockctl: store unreachable: " + firstLine(e.getMessage()));
@@ -102,6 +102,12 @@ public final class Lockctl implements Callable<Integer> {
             e.printStackTrace(err);
         }
         return code;
+    }
+
+    /** The synopsis and where to find the rest: a usage error should not scroll the error off the screen. */
+    private static void printShortUsage(CommandLine commandLine, PrintWriter err) {
+        err.print("Usage: " + commandLine.getHelp().synopsis(0));
+        err.println("Try '" + commandLine.getCommandSpec().qualifiedName() + " --help' for more information.");
     }
 
     static String firstLine(String message) {

@@ -36,6 +36,7 @@ class UsageTest {
 
         assertEquals(ExitCode.USAGE, run.exitCode(), run.both());
         assertTrue(run.err().startsWith("lockctl: missing command"), run.both());
+        assertTrue(run.err().contains("Usage: lockctl [-hV] [--verbose] COMMAND"), run.both());
     }
 
     @Test

@@ -76,18 +76,25 @@ public final class OversellDemo {
         Objects.requireNonNull(settings, "settings cannot be null");
         Objects.requireNonNull(events, "events cannot be null");
         Objects.requireNonNull(phases, "phases cannot be null");
-        phases.accept(NAIVE_RUN);
-        RunResult naive = runNaive(settings, events);
         List<LockClient> clients = new ArrayList<>();
         try {
             for (int i = 0; i < settings.instances(); i++) {
                 clients.add(LockClient.builder().uri(settings.uri()).clientId("shop-" + (i + 1) + "-"
                         + UUID.randomUUID().toString().substring(0, 8)).build());
             }
+            // The locks first: a store that cannot honour the lease says so before the naive run wastes time.
+            String name = "demo:stock:sku-42:" + UUID.randomUUID().toString().substring(0, 8);
+            LockOptions options = LockOptions.builder().leaseTime(settings.lease()).fixedLease().build();
+            List<DistributedLock> locks = new ArrayList<>();
+            for (LockClient client : clients) {
+                locks.add(client.lock(name, options));
+            }
+            phases.accept(NAIVE_RUN);
+            RunResult naive = runNaive(settings, events);
             LockClient first = clients.get(0);
             boolean fencing = first.capabilities().contains(Capability.FENCING);
             phases.accept(LOCKSMITH_RUN);
-            RunResult locksmith = runLocksmith(settings, clients, events);
+            RunResult locksmith = runLocksmith(settings, locks, events);
             return new DemoReport(settings, first.describe(), fencing, naive, locksmith);
         } finally {
             for (LockClient client : clients) {
@@ -128,14 +135,8 @@ public final class OversellDemo {
         return workload.result("naive lock", foreignReleases.get(), 0, started);
     }
 
-    private static RunResult runLocksmith(DemoSettings settings, List<LockClient> clients, Consumer<String> events) {
+    private static RunResult runLocksmith(DemoSettings settings, List<DistributedLock> locks, Consumer<String> events) {
         Workload workload = new Workload(settings, true, events);
-        String name = "demo:stock:sku-42:" + UUID.randomUUID().toString().substring(0, 8);
-        LockOptions options = LockOptions.builder().leaseTime(settings.lease()).fixedLease().build();
-        List<DistributedLock> locks = new ArrayList<>();
-        for (LockClient client : clients) {
-            locks.add(client.lock(name, options));   // throws IllegalArgumentException if the store cannot honour the lease
-        }
         AtomicInteger losses = new AtomicInteger();
         AtomicInteger aborted = new AtomicInteger();
         long started = System.nanoTime();
