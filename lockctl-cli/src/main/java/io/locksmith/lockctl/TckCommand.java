@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
                 "The rules write locks with test names: use a store no production system relies on."})
 final class TckCommand implements Callable<Integer> {
 
-    private static final int MESSAGE_WIDTH = 120;
+    private static final int MESSAGE_WIDTH = 160;
 
     @Spec
     CommandSpec spec;
@@ -146,6 +146,11 @@ final class TckCommand implements Callable<Integer> {
         }
         if (optionalFailures > 0) {
             out.println(optionalFailures + " optional rule(s) failed: the store declares a capability it does not honour.");
+        }
+        if (report.failures().stream().anyMatch(failure -> failure.message().contains("whole second")
+                || failure.message().contains("minimum"))) {
+            out.println("Hint: the store refused the kit's short lease times; rerun with --scale 3 "
+                    + "(etcd grants leases of 2 s or more).");
         }
     }
 
