@@ -102,9 +102,11 @@ final class DemoCommand implements Callable<Integer> {
         }
         if (locksmith.safe()) {
             out.printf("Locksmith: sold %d of %d units, stock never below zero. A lease cannot stop a paused process, "
-                            + "but %d losses were reported to their holders and %d stale writes were refused by the fence.%n",
-                    locksmith.unitsSold(), locksmith.initialStock(), locksmith.lossesReported(),
-                    locksmith.staleStatementsRejected());
+                            + "but %s reported to %s holder and %s refused by the fence.%n",
+                    locksmith.unitsSold(), locksmith.initialStock(),
+                    plural(locksmith.lossesReported(), "loss was", "losses were"),
+                    locksmith.lossesReported() == 1 ? "its" : "their",
+                    plural(locksmith.staleStatementsRejected(), "stale write was", "stale writes were"));
         } else {
             out.println("Locksmith: UNSAFE on " + report.store() + (report.fencing() ? "" : " (this store gives no fencing tokens)")
                     + ": stock " + locksmith.finalStock() + ", " + locksmith.staleWritesApplied() + " stale writes applied.");
@@ -112,6 +114,10 @@ final class DemoCommand implements Callable<Integer> {
         if (!report.fencing()) {
             out.println("Note: " + report.store() + " declares no fencing tokens; only the lease-loss signal protects the stock.");
         }
+    }
+
+    private static String plural(int count, String one, String many) {
+        return count + " " + (count == 1 ? one : many);
     }
 
     /** Prints the first few notable events of each run, then a count of the rest. */
