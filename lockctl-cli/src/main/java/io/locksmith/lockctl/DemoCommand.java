@@ -102,10 +102,10 @@ final class DemoCommand implements Callable<Integer> {
         }
         if (locksmith.safe()) {
             out.printf("Locksmith: sold %d of %d units, stock never below zero. A lease cannot stop a paused process, "
-                            + "but %s reported to %s holder and %s refused by the fence.%n",
+                            + "but %s reported to %s and %s refused by the fence.%n",
                     locksmith.unitsSold(), locksmith.initialStock(),
                     plural(locksmith.lossesReported(), "loss was", "losses were"),
-                    locksmith.lossesReported() == 1 ? "its" : "their",
+                    locksmith.lossesReported() == 1 ? "its holder" : "their holders",
                     plural(locksmith.staleStatementsRejected(), "stale write was", "stale writes were"));
         } else {
             out.println("Locksmith: UNSAFE on " + report.store() + (report.fencing() ? "" : " (this store gives no fencing tokens)")
