@@ -19,7 +19,7 @@ class DoctorTest {
         Run run = Run.lockctl("doctor", "--uri", "mem://doctor-test");
 
         assertEquals(ExitCode.OK, run.exitCode(), run.both());
-        assertTrue(run.out().contains("[OK  ] probe lock round trip: acquire median"), run.both());
+        assertTrue(run.out().contains("probe lock round trip: acquire median"), run.both());
         assertTrue(run.out().contains("the only write doctor makes"), run.both());
         assertTrue(run.out().contains("[OK  ] probe inspect: the store names this client as the holder"), run.both());
         assertTrue(run.out().contains("[OK  ] probe fencing"), run.both());
@@ -42,7 +42,7 @@ class DoctorTest {
 
             assertEquals(ExitCode.OK, healthy.exitCode(), healthy.both());
             String node = "redis 127.0.0.1:" + redis.port();
-            assertTrue(healthy.out().contains("[OK  ] " + node + " round trip: PING median"), healthy.both());
+            assertTrue(healthy.out().contains(node + " round trip: PING median"), healthy.both());
             assertTrue(healthy.out().contains("[OK  ] " + node + " maxmemory-policy: noeviction"), healthy.both());
             assertTrue(healthy.out().contains("[WARN] " + node + " persistence: no AOF, no RDB snapshots"), healthy.both());
             assertTrue(healthy.out().contains("       fix: appendonly yes"), healthy.both());
@@ -91,6 +91,19 @@ class DoctorTest {
     }
 
     @Test
+    void redlockWithOneOfTwoMastersDownHasNoQuorum(@TempDir Path dir) {
+        try (ServerProcess redis = Servers.redis(dir)) {
+            Run run = Run.lockctl("doctor", "--uri", "redlock://127.0.0.1:" + redis.port() + ",127.0.0.1:1", "--read-only",
+                    "--timeout", "1s");
+
+            assertEquals(ExitCode.CHECK_FAILED, run.exitCode(), run.both());
+            assertTrue(run.out().contains("redis 127.0.0.1:" + redis.port() + " round trip"), run.both());
+            assertTrue(run.out().contains("[FAIL] redis 127.0.0.1:1 reachable: cannot reach redis at 127.0.0.1:1"), run.both());
+            assertTrue(run.out().contains("[FAIL] redlock quorum: 1 of 2 masters reachable: no majority"), run.both());
+        }
+    }
+
+    @Test
     void zooKeeperReportsSessionTimeoutEnsembleAndQuorum() throws Exception {
         try (TestingServer zookeeper = new TestingServer(true)) {
             Run run = Run.lockctl("doctor", "--uri", "zookeeper://" + zookeeper.getConnectString() + "/locks",
@@ -120,7 +133,8 @@ class DoctorTest {
 
             assertEquals(ExitCode.OK, run.exitCode(), run.both());
             assertTrue(run.out().contains("[WARN] etcd members: 1 member(s): lockctl"), run.both());
-            assertTrue(run.out().contains("[OK  ] etcd http://127.0.0.1:" + etcd.port() + " status: version 3."), run.both());
+            // OK, or WARN when the loaded test machine answers slowly: not a timing assertion.
+            assertTrue(run.out().contains("etcd http://127.0.0.1:" + etcd.port() + " status: version 3."), run.both());
             assertTrue(run.out().contains("[OK  ] etcd leader: all answering endpoints agree"), run.both());
         }
     }

@@ -99,9 +99,12 @@ final class EtcdDoctor implements StoreDoctor {
     private static Finding status(Client client, String endpoint, Duration timeout, Set<Long> leaders)
             throws InterruptedException {
         String check = "etcd " + endpoint + " status";
-        long start = System.nanoTime();
         StatusResponse status;
+        long start;
         try {
+            // The first call pays for the connection to this endpoint; the second shows the round trip.
+            client.getMaintenanceClient().statusMember(endpoint).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            start = System.nanoTime();
             status = client.getMaintenanceClient().statusMember(endpoint).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             return Finding.fail(check, "no answer: " + rootMessage(e), "start the member or fix the address");
