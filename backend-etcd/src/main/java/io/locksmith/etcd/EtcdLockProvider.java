@@ -377,6 +377,11 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     @Override
+    public Optional<io.locksmith.spi.Registry> registry() {
+        return Optional.of(new EtcdRegistry(client, settings.prefix(), settings.timeout(), store));
+    }
+
+    @Override
     public String describe() {
         return store;
     }
