@@ -118,9 +118,12 @@ public final class Lockctl implements Callable<Integer> {
         return newline < 0 ? message : message.substring(0, newline);
     }
 
-    /** Library logs would drown the output; only errors show unless --verbose. Must run before any logger exists. */
+    /**
+     * Library logs would drown the output, and Curator logs connection failures as errors with stack traces:
+     * lockctl reports failures itself, so library logs show only with --verbose. Must run before any logger exists.
+     */
     static void quietLogging(boolean verbose) {
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "error");
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "off");
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         // gRPC (jetcd) logs through java.util.logging.
         java.util.logging.Logger.getLogger("").setLevel(verbose ? java.util.logging.Level.INFO : java.util.logging.Level.SEVERE);
