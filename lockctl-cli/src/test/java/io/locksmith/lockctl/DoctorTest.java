@@ -104,6 +104,21 @@ class DoctorTest {
     }
 
     @Test
+    void sentinelLeadsDoctorToTheMaster(@TempDir Path dir) throws Exception {
+        try (ServerProcess master = Servers.redis(dir);
+             ServerProcess sentinel = Servers.sentinel(dir, "locks", master.port())) {
+            Run run = Run.lockctl("doctor", "--uri", "redis-sentinel://127.0.0.1:" + sentinel.port() + "/locks",
+                    "--read-only");
+
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            assertTrue(run.out().contains("[WARN] sentinel locks: master at 127.0.0.1:" + master.port() + " (asked 127.0.0.1:"
+                    + sentinel.port() + "); 1 Sentinel(s) in the URI"), run.both());
+            assertTrue(run.out().contains("[WARN] sentinel failover: replication is asynchronous"), run.both());
+            assertTrue(run.out().contains("redis 127.0.0.1:" + master.port() + " maxmemory-policy"), run.both());
+        }
+    }
+
+    @Test
     void zooKeeperReportsSessionTimeoutEnsembleAndQuorum() throws Exception {
         try (TestingServer zookeeper = new TestingServer(true)) {
             Run run = Run.lockctl("doctor", "--uri", "zookeeper://" + zookeeper.getConnectString() + "/locks",

@@ -20,6 +20,17 @@ final class Servers {
         return ServerProcess.start("redis-" + port, command, workDir, port, "apt-get install -y redis-server");
     }
 
+    /** A Sentinel watching {@code masterName} at {@code masterPort}, with a quorum of one. */
+    static ServerProcess sentinel(Path workDir, String masterName, int masterPort) throws java.io.IOException {
+        int port = FreePorts.next();
+        Path config = workDir.resolve("sentinel-" + port + ".conf");
+        java.nio.file.Files.writeString(config, "port " + port + "\nbind 127.0.0.1\ndir " + workDir + "\n"
+                + "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n");
+        // "redis-server FILE --sentinel" is what the redis-sentinel link runs; the link is a separate Debian package.
+        return ServerProcess.start("sentinel-" + port, List.of("redis-server", config.toString(), "--sentinel"), workDir,
+                port, "apt-get install -y redis-server");
+    }
+
     static ServerProcess etcd(Path workDir) {
         int clientPort = FreePorts.next();
         int peerPort = FreePorts.next();
