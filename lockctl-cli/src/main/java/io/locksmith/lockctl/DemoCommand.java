@@ -14,6 +14,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /** {@code lockctl demo}: the stock-oversell post-mortem, naive lock against Locksmith. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
@@ -121,7 +122,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Prints the first few notable events of each run, then a count of the rest. */
-    private static final class EventPrinter implements java.util.function.Consumer<String> {
+    private static final class EventPrinter implements Consumer<String> {
         private final PrintWriter out;
         private final boolean enabled;
         private final AtomicInteger printed = new AtomicInteger();

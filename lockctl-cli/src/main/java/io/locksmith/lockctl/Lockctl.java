@@ -11,6 +11,9 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * {@code lockctl}: the demo, inspect, doctor, the TCK runner and a quick bench for any store whose backend
@@ -126,9 +129,9 @@ public final class Lockctl implements Callable<Integer> {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "off");
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         // gRPC (jetcd) logs through java.util.logging.
-        java.util.logging.Logger.getLogger("").setLevel(verbose ? java.util.logging.Level.INFO : java.util.logging.Level.SEVERE);
-        for (java.util.logging.Handler handler : java.util.logging.Logger.getLogger("").getHandlers()) {
-            handler.setLevel(verbose ? java.util.logging.Level.INFO : java.util.logging.Level.SEVERE);
+        Logger.getLogger("").setLevel(verbose ? Level.INFO : Level.SEVERE);
+        for (Handler handler : Logger.getLogger("").getHandlers()) {
+            handler.setLevel(verbose ? Level.INFO : Level.SEVERE);
         }
     }
 

@@ -3,6 +3,7 @@ package io.locksmith.lockctl.bench;
 import io.locksmith.DistributedLock;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
+import io.locksmith.LockInterruptedException;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -126,7 +127,7 @@ public final class Bench {
             return ops / seconds(System.nanoTime() - start);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new io.locksmith.LockInterruptedException(name, e);
+            throw new LockInterruptedException(name, e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException runtime) {
                 throw runtime;
