@@ -35,6 +35,7 @@ final class BenchCommand implements Callable<Integer> {
     int threads;
 
     @Override
+    @SuppressWarnings("try") // the resource is held for its scope only
     public Integer call() {
         String uri = store.uri();
         Bench bench = new Bench(uri, ops, threads);

@@ -49,6 +49,7 @@ final class DoctorCommand implements Callable<Integer> {
     String timeout;
 
     @Override
+    @SuppressWarnings("try") // the resource is held for its scope only
     public Integer call() {
         String uri = store.uri();
         Duration requestTimeout = parseDuration(timeout, "--timeout");

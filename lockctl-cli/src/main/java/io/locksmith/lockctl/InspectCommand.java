@@ -53,6 +53,7 @@ final class InspectCommand implements Callable<Integer> {
     String timeout;
 
     @Override
+    @SuppressWarnings("try") // the resource is held for its scope only
     public Integer call() {
         String uri = store.uri();
         if (names.isEmpty() && prefix == null) {

@@ -54,6 +54,7 @@ final class TckCommand implements Callable<Integer> {
     Double scale;
 
     @Override
+    @SuppressWarnings("try") // the resource is held for its scope only
     public Integer call() {
         String uri = store.uri();
         if (scale != null && !(scale > 0)) {

@@ -27,6 +27,7 @@ abstract class StoreEndToEnd {
         return new String[0];
     }
 
+    @SuppressWarnings("try") // the resource is held for its scope only
     void inspectShowsHoldersAndListsByPrefix() {
         String prefix = "lockctl-e2e-" + UUID.randomUUID().toString().substring(0, 8) + ":";
         try (LockClient holder = LockClient.open(uri());

@@ -69,6 +69,7 @@ public final class Bench {
      *
      * @throws io.locksmith.LockStoreException if the store cannot be reached
      */
+    @SuppressWarnings("try") // the resource is held for its scope only
     public Result run() {
         String name = "lockctl:bench:" + UUID.randomUUID();
         long[] latencies = new long[ops];
@@ -96,6 +97,7 @@ public final class Bench {
                 uncontendedOps, handoffs, percentile(waits, 99) / 1000);
     }
 
+    @SuppressWarnings("try") // the resource is held for its scope only
     private double contended(String name, long[] waits) {
         List<LockClient> clients = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
