@@ -102,6 +102,7 @@ final class DefaultDistributedLock implements DistributedLock {
         long start = System.nanoTime();
         WaitQueues.Waiter waiter = willWait ? client.waitQueues.enter(name) : null;
         boolean acquired = false;
+        client.acquiring(owner);
         try {
             Backoff backoff = new Backoff(client.waitQueues.isNotifying(), client.maxPollNanos);
             while (true) {
@@ -138,6 +139,7 @@ final class DefaultDistributedLock implements DistributedLock {
             client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), System.nanoTime() - start, e);
             throw new LockInterruptedException(name, e);
         } finally {
+            client.acquireEnded(owner);
             if (waiter != null) {
                 client.waitQueues.leave(name, waiter, acquired);
             }
