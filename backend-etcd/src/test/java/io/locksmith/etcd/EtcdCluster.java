@@ -4,6 +4,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.ServerProcess;
+import io.locksmith.tck.server.StoreServers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,9 +29,6 @@ import static org.awaitility.Awaitility.await;
  */
 final class EtcdCluster implements AutoCloseable {
 
-    static final String INSTALL_HINT = "apt-get install -y etcd-server";
-    static final int HEARTBEAT_MILLIS = 50;
-    static final int ELECTION_MILLIS = 600;
 
     private final Path dataDir;
     private final List<Integer> clientPorts;
@@ -48,7 +46,6 @@ final class EtcdCluster implements AutoCloseable {
      * @throws IllegalStateException if etcd is not installed (with the install hint) or does not come up
      */
     static EtcdCluster start(int size) {
-        String binary = ServerProcess.requireBinary("etcd", INSTALL_HINT);
         Path dataDir;
         try {
             dataDir = Files.createTempDirectory("locksmith-etcd-");
@@ -67,22 +64,10 @@ final class EtcdCluster implements AutoCloseable {
         List<CompletableFuture<ServerProcess>> starting = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             String name = "m" + i;
-            List<String> command = List.of(binary,
-                    "--name", name,
-                    "--data-dir", dataDir.resolve(name).toString(),
-                    "--listen-client-urls", "http://127.0.0.1:" + clientPorts.get(i),
-                    "--advertise-client-urls", "http://127.0.0.1:" + clientPorts.get(i),
-                    "--listen-peer-urls", "http://127.0.0.1:" + peerPorts.get(i),
-                    "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPorts.get(i),
-                    "--initial-cluster", initialCluster,
-                    "--initial-cluster-state", "new",
-                    "--initial-cluster-token", dataDir.getFileName().toString(),
-                    "--heartbeat-interval", Integer.toString(HEARTBEAT_MILLIS),
-                    "--election-timeout", Integer.toString(ELECTION_MILLIS),
-                    "--log-level", "warn");
-            int port = clientPorts.get(i);
+            int clientPort = clientPorts.get(i);
+            int peerPort = peerPorts.get(i);
             starting.add(CompletableFuture.supplyAsync(() ->
-                    ServerProcess.start("etcd-" + name + "-" + port, command, dataDir.resolve("logs"), port, INSTALL_HINT)));
+                    StoreServers.etcdMember(name, clientPort, peerPort, initialCluster, dataDir)));
         }
         List<ServerProcess> members = new ArrayList<>();
         RuntimeException failure = null;

@@ -1,23 +1,15 @@
 package io.locksmith.redis;
 
-import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.ServerProcess;
+import io.locksmith.tck.server.StoreServers;
 import redis.clients.jedis.Jedis;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A real {@code redis-server} (or {@code redis-sentinel}) for tests, on a free loopback port, in a temp
  * directory, with persistence off ({@code --save "" --appendonly no}).
  */
 final class RedisServer implements AutoCloseable {
-
-    static final String INSTALL_HINT = "sudo apt-get install -y redis-server (Debian/Ubuntu)";
 
     private final ServerProcess process;
 
@@ -36,47 +28,16 @@ final class RedisServer implements AutoCloseable {
     }
 
     private static RedisServer startWith(RedisServer primary, String... extraArgs) {
-        int port = FreePorts.next();
-        Path dir = tempDir("redis-" + port);
-        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
-        command.addAll(List.of(extraArgs));
-        return new RedisServer(ServerProcess.start((primary == null ? "redis-" : "redis-replica-") + port, command, dir,
-                port, INSTALL_HINT));
+        // primary only names the role; the replica arguments are in extraArgs.
+        return new RedisServer(StoreServers.redis(extraArgs));
     }
 
     /**
-     * A Sentinel ({@code redis-server --sentinel}) monitoring {@code primary} as {@code mymaster}, quorum 1, declaring it down after 1 s of
-     * silence so that failover tests stay short.
+     * A Sentinel ({@code redis-server --sentinel}) monitoring {@code primary} as {@code masterName}, quorum 1,
+     * declaring it down after 1 s of silence so that failover tests stay short.
      */
     static RedisServer sentinel(RedisServer primary, String masterName) {
-        int port = FreePorts.next();
-        Path dir = tempDir("sentinel-" + port);
-        Path config = dir.resolve("sentinel.conf");
-        try {
-            Files.writeString(config, String.join("\n",
-                    "port " + port,
-                    "bind 127.0.0.1",
-                    "dir " + dir,
-                    "sentinel monitor " + masterName + " 127.0.0.1 " + primary.port() + " 1",
-                    "sentinel down-after-milliseconds " + masterName + " 1000",
-                    "sentinel failover-timeout " + masterName + " 5000",
-                    "sentinel parallel-syncs " + masterName + " 1",
-                    ""));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        // "redis-server FILE --sentinel" is what the redis-sentinel link runs; the link is a separate Debian package.
-        return new RedisServer(ServerProcess.start("sentinel-" + port,
-                List.of("redis-server", config.toString(), "--sentinel"), dir, port, INSTALL_HINT));
-    }
-
-    private static Path tempDir(String name) {
-        try {
-            return Files.createTempDirectory("locksmith-" + name + "-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return new RedisServer(StoreServers.sentinel(primary.port(), masterName));
     }
 
     int port() {

@@ -2,6 +2,7 @@ package io.locksmith.safety;
 
 import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.ServerProcess;
+import io.locksmith.tck.server.StoreServers;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -22,43 +23,17 @@ import java.util.function.BooleanSupplier;
 /** Starting the store servers of the deployments, and small admin calls on them. */
 final class Servers {
 
-    static final String REDIS_HINT = "sudo apt-get install -y redis-server (Debian/Ubuntu)";
-    static final String ETCD_HINT = "sudo apt-get install -y etcd-server (Debian/Ubuntu)";
-
     private Servers() {
     }
 
     /** A redis-server with persistence off on a free port; {@code extra} arguments are appended. */
     static ServerProcess redis(String... extra) {
-        int port = FreePorts.next();
-        Path dir = tempDir("redis-" + port);
-        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
-        command.addAll(List.of(extra));
-        return ServerProcess.start("redis-" + port, command, dir, port, REDIS_HINT);
+        return StoreServers.redis(extra);
     }
 
     /** A Sentinel watching {@code primaryPort} as {@code master}, quorum 1, declaring it down after 1 s. */
     static ServerProcess sentinel(int primaryPort, String master) {
-        int port = FreePorts.next();
-        Path dir = tempDir("sentinel-" + port);
-        Path config = dir.resolve("sentinel.conf");
-        try {
-            Files.writeString(config, String.join("\n",
-                    "port " + port,
-                    "bind 127.0.0.1",
-                    "dir " + dir,
-                    "sentinel monitor " + master + " 127.0.0.1 " + primaryPort + " 1",
-                    "sentinel down-after-milliseconds " + master + " 1000",
-                    "sentinel failover-timeout " + master + " 5000",
-                    "sentinel parallel-syncs " + master + " 1",
-                    ""));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        // The redis-sentinel link is a separate Debian package; "redis-server FILE --sentinel" is what it runs.
-        return ServerProcess.start("sentinel-" + port, List.of("redis-server", config.toString(), "--sentinel"), dir,
-                port, REDIS_HINT);
+        return StoreServers.sentinel(primaryPort, master);
     }
 
     /** Sends one inline command to a Redis server and returns the raw reply (enough for INFO and SENTINEL). */
@@ -131,31 +106,11 @@ final class Servers {
 
     /** An etcd member on free ports; {@code cluster} is the initial cluster string naming every member. */
     static ServerProcess etcd(String name, int clientPort, int peerPort, String cluster, Path dataDir) {
-        String binary = ServerProcess.requireBinary("etcd", ETCD_HINT);
-        // Small heartbeat and election timeout: the shortest lease etcd grants is then about one second, and a
-        // killed leader is replaced within a few hundred milliseconds.
-        List<String> command = List.of(binary,
-                "--name", name,
-                "--data-dir", dataDir.resolve(name).toString(),
-                "--listen-client-urls", "http://127.0.0.1:" + clientPort,
-                "--advertise-client-urls", "http://127.0.0.1:" + clientPort,
-                "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
-                "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
-                "--initial-cluster", cluster,
-                "--initial-cluster-state", "new",
-                "--initial-cluster-token", dataDir.getFileName().toString(),
-                "--heartbeat-interval", "50",
-                "--election-timeout", "600",
-                "--log-level", "warn");
-        return ServerProcess.start("etcd-" + name + "-" + clientPort, command, dataDir.resolve("logs"), clientPort, ETCD_HINT);
+        return StoreServers.etcdMember(name, clientPort, peerPort, cluster, dataDir);
     }
 
     static Path tempDir(String name) {
-        try {
-            return Files.createTempDirectory("locksmith-safety-" + name + "-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return StoreServers.tempDir("safety-" + name);
     }
 
     /**
