@@ -55,6 +55,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class ZooKeeperLockProvider implements LockProvider {
 
+    /** Node reads per multi request: about 150 bytes of reply each, far below the 1 MB packet limit. */
+    static final int MAX_READS_PER_MULTI = 500;
+
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLockProvider.class);
     /** A node that vanishes under us again and again (an operator deleting in a loop) is a store failure. */
     private static final int MAX_RECREATIONS = 5;
@@ -258,7 +261,12 @@ final class ZooKeeperLockProvider implements LockProvider {
         List<OpResult> results;
         long session;
         try {
-            results = reads.isEmpty() ? List.of() : multiRead(reads);
+            results = new ArrayList<>(reads.size());
+            // One reply must stay under ZooKeeper's 1 MB packet limit (jute.maxbuffer): each read returns the
+            // node's data and stat, so 10,000 locks in one multi overflow it and drop the connection.
+            for (int from = 0; from < reads.size(); from += MAX_READS_PER_MULTI) {
+                results.addAll(multiRead(reads.subList(from, Math.min(reads.size(), from + MAX_READS_PER_MULTI))));
+            }
             session = sessionId();
         } catch (Exception e) {
             throw storeFailure(null, "renew " + requests.size() + " locks", e);

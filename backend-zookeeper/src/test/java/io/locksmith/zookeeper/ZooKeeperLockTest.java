@@ -70,6 +70,25 @@ class ZooKeeperLockTest {
     }
 
     @Test
+    void batchRenewalSpansSeveralMultiRequests() {
+        // More held locks than one multi read carries: each chunk's results must map back to its own locks.
+        int count = ZooKeeperLockProvider.MAX_READS_PER_MULTI * 2 + 100;
+        LockOptions renewing = LockOptions.builder().leaseTime(Duration.ofMillis(1500)).build();
+        String prefix = "batch-" + java.util.UUID.randomUUID() + ":";
+        try (LockClient client = open("")) {
+            java.util.List<Lease> leases = new java.util.ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                leases.add(client.lock(prefix + i, renewing).acquire(Duration.ofSeconds(5)));
+            }
+            long pastTwoLeases = System.nanoTime() + Duration.ofMillis(3500).toNanos();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                    .until(() -> System.nanoTime() > pastTwoLeases);
+            assertEquals(count, leases.stream().filter(Lease::isHeld).count(), "leases lost by batch renewal");
+            leases.forEach(Lease::close);
+        }
+    }
+
+    @Test
     void declaresWhatItDoes() {
         try (LockClient client = open("")) {
             assertEquals(EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
