@@ -216,9 +216,9 @@ final class Scenarios {
         long[] counts = new long[threads];
         long measuredNanos;
         try (Subject.Contender contender = subject.open(threads)) {
-            long start = System.nanoTime();
-            long recordFrom = start + config.warmup().toNanos();
-            long end = recordFrom + config.measure().toNanos();
+            CountDownLatch ready = new CountDownLatch(threads);
+            long[] window = new long[2]; // written before the gate opens: recordFrom, end
+            CountDownLatch gate = new CountDownLatch(1);
             List<Thread> workers = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 Histogram latency = histogram();
@@ -226,6 +226,10 @@ final class Scenarios {
                 int index = i;
                 workers.add(new Thread(() -> {
                     try {
+                        ready.countDown();
+                        gate.await();
+                        long recordFrom = window[0];
+                        long end = window[1];
                         ThreadLocalRandom random = ThreadLocalRandom.current();
                         for (long now = System.nanoTime(); now < end && failure.get() == null; ) {
                             String name = prefix + random.nextInt(config.names());
@@ -247,10 +251,14 @@ final class Scenarios {
                 }, "bench-many-" + i));
             }
             workers.forEach(Thread::start);
+            ready.await();
+            window[0] = System.nanoTime() + config.warmup().toNanos();
+            window[1] = window[0] + config.measure().toNanos();
+            gate.countDown();
             for (Thread worker : workers) {
                 worker.join();
             }
-            measuredNanos = end - recordFrom;
+            measuredNanos = window[1] - window[0];
         }
         if (failure.get() != null) {
             throw new IllegalStateException("many-names run failed: " + failure.get(), failure.get());
