@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-servers.sh
-mvn -B -ntp verify "$@"
+./mvnw -B -ntp verify "$@"

@@ -142,11 +142,18 @@ final class DefaultDistributedLock implements DistributedLock {
                 client.waitQueues.leave(name, waiter, acquired);
             }
             if (willWait && !acquired) {
+                // An interrupted waiter must still leave nothing behind: a store call made with the interrupt flag
+                // set fails at once in most clients, so clear it for the clean-up and set it again afterwards.
+                boolean interrupted = Thread.interrupted();
                 try {
                     provider.cancel(name, owner);
                 } catch (RuntimeException e) {
                     LOG.warn("could not drop the queue entry of lock '{}' after the wait ended; it ends with its"
                             + " session or TTL", name, e);
+                } finally {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
                 }
             }
         }
@@ -173,6 +180,9 @@ final class DefaultDistributedLock implements DistributedLock {
         try {
             return provider.tryAcquire(new AcquireRequest(name, owner, ttl, willWait));
         } catch (RuntimeException e) {
+            // A store call cut short by an interrupt is an interrupted wait, not a store failure. Clear the flag
+            // while cleaning up, or the clean-up's own store call would be cut short too.
+            boolean interrupted = Thread.interrupted() || causedByInterrupt(e);
             LockException failure = e instanceof LockException le ? le
                     : new LockStoreException(name, provider.describe() + " failed to acquire", e);
             // The request may have reached the store: make sure no lock stays behind that nobody thinks it holds.
@@ -181,10 +191,27 @@ final class DefaultDistributedLock implements DistributedLock {
             } catch (RuntimeException cleanup) {
                 failure.addSuppressed(cleanup);
             }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+                LockInterruptedException stopped = new LockInterruptedException(name,
+                        new InterruptedException("interrupted during a store call"));
+                stopped.addSuppressed(failure);
+                failure = stopped;
+            }
             client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), System.nanoTime() - start,
                     failure);
             throw failure;
         }
+    }
+
+    private static boolean causedByInterrupt(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InterruptedException || cause instanceof java.io.InterruptedIOException
+                    || cause instanceof java.nio.channels.ClosedByInterruptException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Grant checked(Grant grant, Owner owner) {

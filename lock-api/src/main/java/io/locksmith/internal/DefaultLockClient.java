@@ -200,6 +200,7 @@ final class DefaultLockClient implements LockClient {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        waitQueues.wakeEveryone();
         List<HeldLock> stillHeld = new ArrayList<>(keeper.held());
         RuntimeException failure = null;
         for (HeldLock lock : stillHeld) {

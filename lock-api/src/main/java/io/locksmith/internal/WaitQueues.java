@@ -149,6 +149,13 @@ final class WaitQueues {
         }
     }
 
+    /** The client is closing: wake every waiter, so that it sees the closed client now rather than after its poll. */
+    void wakeEveryone() {
+        for (NameQueue queue : queues.values()) {
+            queue.waiters.forEach(Waiter::signal);
+        }
+    }
+
     int waitingNames() {
         return queues.size();
     }

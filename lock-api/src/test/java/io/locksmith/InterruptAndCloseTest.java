@@ -1,0 +1,185 @@
+package io.locksmith;
+
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Capability;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderContext;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Interrupts and closes must end waits cleanly: an interrupt that cuts a store call short is an interrupted
+ * wait, the clean-up after an interrupted wait reaches the store, and closing a client wakes its waiters.
+ */
+class InterruptAndCloseTest {
+
+    /** A store whose lock is always taken, whose acquire may block, and which records its clean-up calls. */
+    private static final class StubbornProvider implements LockProvider, LockProviderFactory {
+        final boolean blockInAcquire;
+        final CountDownLatch inAcquire = new CountDownLatch(1);
+        final List<String> cleanups = new CopyOnWriteArrayList<>();
+
+        StubbornProvider(boolean blockInAcquire) {
+            this.blockInAcquire = blockInAcquire;
+        }
+
+        @Override
+        public Set<String> schemes() {
+            return Set.of("stubborn");
+        }
+
+        @Override
+        public LockProvider create(LockUri uri, ProviderContext context) {
+            return this;
+        }
+
+        @Override
+        public Optional<Grant> tryAcquire(AcquireRequest request) {
+            inAcquire.countDown();
+            if (blockInAcquire) {
+                try {
+                    new CountDownLatch(1).await();
+                } catch (InterruptedException e) {
+                    // What a careful backend does: keep the flag, report a store failure.
+                    Thread.currentThread().interrupt();
+                    throw new LockStoreException(request.name(), "store call interrupted", e);
+                }
+            }
+            return Optional.empty();
+        }
+
+        @Override
+        public boolean renew(Grant grant, Duration ttl) {
+            return false;
+        }
+
+        @Override
+        public boolean release(Grant grant) {
+            return false;
+        }
+
+        @Override
+        public void releaseAmbiguous(String name, Owner owner) {
+            cleanups.add("releaseAmbiguous interrupted=" + Thread.currentThread().isInterrupted());
+        }
+
+        @Override
+        public void cancel(String name, Owner owner) {
+            cleanups.add("cancel interrupted=" + Thread.currentThread().isInterrupted());
+        }
+
+        @Override
+        public Optional<LockInfo> inspect(String name) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Set<Capability> capabilities() {
+            return Set.of();
+        }
+
+        @Override
+        public String describe() {
+            return "stubborn://";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** A thread waiting for a lock, and how its wait ended (null if it got the lock). */
+    private record Waiting(Thread thread, CompletableFuture<Throwable> outcome) {
+    }
+
+    private static Waiting waitInThread(DistributedLock lock, Duration maxWait, AtomicBoolean flagAfter) {
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                lock.acquire(maxWait).close();
+                outcome.complete(null);
+            } catch (Throwable t) {
+                flagAfter.set(Thread.currentThread().isInterrupted());
+                outcome.complete(t);
+            }
+        }, "waiter-" + lock.name());
+        thread.setDaemon(true);
+        thread.start();
+        return new Waiting(thread, outcome);
+    }
+
+    @Test
+    void anInterruptDuringAStoreCallIsAnInterruptedWaitAndTheCleanUpStillRuns() throws Exception {
+        StubbornProvider store = new StubbornProvider(true);
+        try (LockClient client = LockClient.builder().uri("stubborn://").factory(store).build()) {
+            AtomicBoolean flagAfter = new AtomicBoolean();
+            Waiting waiting = waitInThread(client.lock("order:1"), Duration.ofSeconds(30), flagAfter);
+            assertTrue(store.inAcquire.await(10, TimeUnit.SECONDS));
+            waiting.thread().interrupt();
+            Throwable thrown = waiting.outcome().get(10, TimeUnit.SECONDS);
+            assertInstanceOf(LockInterruptedException.class, thrown, "an interrupted store call is an interrupted wait");
+            assertEquals("order:1", ((LockException) thrown).lockName());
+            assertEquals(1, thrown.getSuppressed().length, "the store failure is kept as suppressed");
+            assertTrue(flagAfter.get(), "the interrupt flag must be set again");
+            assertEquals(List.of("releaseAmbiguous interrupted=false", "cancel interrupted=false"), store.cleanups,
+                    "the clean-up store calls must run without the interrupt flag, or they fail at once");
+        }
+    }
+
+    @Test
+    void anInterruptedWaiterCancelsItsQueueEntryWithoutTheInterruptFlag() throws Exception {
+        StubbornProvider store = new StubbornProvider(false);
+        try (LockClient client = LockClient.builder().uri("stubborn://").factory(store).build()) {
+            AtomicBoolean flagAfter = new AtomicBoolean();
+            Waiting waiting = waitInThread(client.lock("order:2"), Duration.ofSeconds(30), flagAfter);
+            assertTrue(store.inAcquire.await(10, TimeUnit.SECONDS));
+            await().atMost(Duration.ofSeconds(10)).until(() -> waiting.thread().getState() == Thread.State.TIMED_WAITING);
+            waiting.thread().interrupt();
+            Throwable thrown = waiting.outcome().get(10, TimeUnit.SECONDS);
+            assertInstanceOf(LockInterruptedException.class, thrown);
+            assertTrue(flagAfter.get(), "the interrupt flag must be set again");
+            assertEquals(List.of("cancel interrupted=false"), store.cleanups);
+        }
+    }
+
+    @Test
+    void closingAClientWakesItsWaitersAtOnce() throws Exception {
+        String store = "mem://close-" + UUID.randomUUID();
+        String name = "order:3";
+        try (LockClient holder = LockClient.open(store)) {
+            // A poll interval far beyond the bound below: only the close can end the wait in time.
+            LockClient closing = LockClient.builder().uri(store).maxPollInterval(Duration.ofMinutes(5)).build();
+            Lease held = holder.lock(name).acquire(Duration.ZERO);
+            AtomicBoolean flagAfter = new AtomicBoolean();
+            Waiting waiting = waitInThread(closing.lock(name), Duration.ofMinutes(5), flagAfter);
+            await().atMost(Duration.ofSeconds(10)).until(() -> waiting.thread().getState() == Thread.State.TIMED_WAITING);
+            closing.close();
+            Throwable thrown = waiting.outcome().get(20, TimeUnit.SECONDS);
+            assertInstanceOf(IllegalStateException.class, thrown, "a wait on a closed client ends with IllegalStateException");
+            assertTrue(thrown.getMessage().contains("closed"), thrown.getMessage());
+            assertFalse(flagAfter.get());
+            assertTrue(held.isHeld());
+            held.close();
+        }
+    }
+}

@@ -1,0 +1,249 @@
+package io.locksmith.tck;
+
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import io.locksmith.LockInterruptedException;
+import io.locksmith.LockOptions;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * N clients x M threads contend for one lock name. Each operation: acquire with a bounded wait, enter a
+ * {@link FencedRegister} with the lease's token, write, run the {@link CriticalSection} hook (a pause, a
+ * fault), write again, leave, release. The run stops after a number of operations or a duration, whichever
+ * comes first, and returns a {@link WorkloadReport}.
+ * <pre>{@code
+ * WorkloadReport report = ContentionWorkload.on(List.of(a, b, c), "stock:42")
+ *         .threadsPerClient(3).operations(60).run();
+ * assertTrue(report.isSafe(), report::toString);
+ * }</pre>
+ *
+ * <p>The caller owns the clients (opens and closes them). The second write of each operation, made after
+ * the hook, is the one a paused holder makes after its lease ran out: a fencing store makes the register
+ * reject it. Not thread-safe; {@link #run()} may be called more than once.
+ */
+public final class ContentionWorkload {
+
+    /** What a holder does inside its critical section, between its two writes. */
+    @FunctionalInterface
+    public interface CriticalSection {
+        /**
+         * @param lease       the holder's lease
+         * @param clientIndex which client (0-based) holds it
+         * @param operation   the sequence number of this operation in the run
+         * @throws InterruptedException to stop the worker (counted as an error, not a hang)
+         */
+        void inside(Lease lease, int clientIndex, long operation) throws InterruptedException;
+    }
+
+    private final List<LockClient> clients;
+    private final String lockName;
+    private int threadsPerClient = 1;
+    private int operations = 100;
+    private Duration maxDuration = Duration.ofSeconds(30);
+    private Duration acquireWait = Duration.ofSeconds(10);
+    private LockOptions lockOptions;
+    private Duration holdFor = Duration.ZERO;
+    private CriticalSection criticalSection = (lease, client, operation) -> { };
+    private FencedRegister register;
+
+    private ContentionWorkload(List<LockClient> clients, String lockName) {
+        this.clients = List.copyOf(clients);
+        this.lockName = Objects.requireNonNull(lockName, "lockName cannot be null");
+        if (this.clients.isEmpty()) {
+            throw new IllegalArgumentException("a workload needs at least one client");
+        }
+    }
+
+    /**
+     * A workload on {@code lockName} through {@code clients}.
+     *
+     * @throws NullPointerException     if an argument or a client is null
+     * @throws IllegalArgumentException if {@code clients} is empty
+     */
+    public static ContentionWorkload on(List<LockClient> clients, String lockName) {
+        return new ContentionWorkload(clients, lockName);
+    }
+
+    /** Threads per client; default 1. */
+    public ContentionWorkload threadsPerClient(int threads) {
+        this.threadsPerClient = requirePositive(threads, "threadsPerClient");
+        return this;
+    }
+
+    /** Operations to run in total; default 100. */
+    public ContentionWorkload operations(int operations) {
+        this.operations = requirePositive(operations, "operations");
+        return this;
+    }
+
+    /** After this long no new operation starts; default 30 s. */
+    public ContentionWorkload maxDuration(Duration duration) {
+        this.maxDuration = requirePositive(duration, "maxDuration");
+        return this;
+    }
+
+    /** The bounded wait of each acquire; default 10 s. */
+    public ContentionWorkload acquireWait(Duration wait) {
+        this.acquireWait = requirePositive(wait, "acquireWait");
+        return this;
+    }
+
+    /** The options of the lock; default the clients' defaults. */
+    public ContentionWorkload lockOptions(LockOptions options) {
+        this.lockOptions = Objects.requireNonNull(options, "options cannot be null");
+        return this;
+    }
+
+    /** How long each holder stays inside before its second write (a busy critical section); default 0. */
+    public ContentionWorkload holdFor(Duration duration) {
+        Objects.requireNonNull(duration, "duration cannot be null");
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("holdFor must not be negative, was " + duration);
+        }
+        this.holdFor = duration;
+        return this;
+    }
+
+    /** A hook run inside the critical section between the two writes: a pause, a fault injection. */
+    public ContentionWorkload inside(CriticalSection hook) {
+        this.criticalSection = Objects.requireNonNull(hook, "hook cannot be null");
+        return this;
+    }
+
+    /** Writes through this register instead of a fresh one (to inspect it afterwards). */
+    public ContentionWorkload register(FencedRegister register) {
+        this.register = Objects.requireNonNull(register, "register cannot be null");
+        return this;
+    }
+
+    /**
+     * Runs the workload and waits for it: at most {@code maxDuration + acquireWait} and a little more, after
+     * which remaining workers are interrupted and counted as stuck.
+     */
+    public WorkloadReport run() {
+        FencedRegister fence = register != null ? register : new FencedRegister();
+        Run run = new Run(fence);
+        long start = System.nanoTime();
+        run.deadline = start + maxDuration.toNanos();
+        List<Thread> workers = new ArrayList<>();
+        for (int c = 0; c < clients.size(); c++) {
+            for (int t = 0; t < threadsPerClient; t++) {
+                int clientIndex = c;
+                Thread worker = new Thread(() -> run.work(clientIndex), "workload-" + lockName + "-c" + c + "-t" + t);
+                worker.setDaemon(true);
+                workers.add(worker);
+            }
+        }
+        workers.forEach(Thread::start);
+        long joinBy = run.deadline + acquireWait.toNanos() + TimeUnit.SECONDS.toNanos(5);
+        int stuck = 0;
+        for (Thread worker : workers) {
+            if (!join(worker, joinBy - System.nanoTime())) {
+                worker.interrupt();
+                join(worker, TimeUnit.SECONDS.toNanos(1));
+                stuck++;
+            }
+        }
+        return new WorkloadReport(lockName, clients.size(), threadsPerClient, run.completed.get(), run.timeouts.get(),
+                run.errors.get(), fence.overlaps(), fence.staleWritesAccepted(), fence.staleWritesRejected(),
+                fence.tokenMonotonicityViolations(), run.lostInside.get(), stuck,
+                Duration.ofNanos(System.nanoTime() - start), run.firstError.get());
+    }
+
+    private static boolean join(Thread thread, long nanos) {
+        try {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !thread.isAlive();
+    }
+
+    /** The shared state of one run. */
+    private final class Run {
+        final FencedRegister fence;
+        final AtomicInteger remaining = new AtomicInteger(operations);
+        final AtomicLong sequence = new AtomicLong();
+        final AtomicLong completed = new AtomicLong();
+        final AtomicLong timeouts = new AtomicLong();
+        final AtomicLong errors = new AtomicLong();
+        final AtomicLong lostInside = new AtomicLong();
+        final AtomicReference<Throwable> firstError = new AtomicReference<>();
+        volatile long deadline;
+
+        Run(FencedRegister fence) {
+            this.fence = fence;
+        }
+
+        void work(int clientIndex) {
+            LockClient client = clients.get(clientIndex);
+            while (remaining.getAndDecrement() > 0 && System.nanoTime() - deadline < 0
+                    && !Thread.currentThread().isInterrupted()) {
+                long operation = sequence.incrementAndGet();
+                try {
+                    if (operate(client, clientIndex, operation)) {
+                        completed.incrementAndGet();
+                    } else {
+                        timeouts.incrementAndGet();
+                    }
+                } catch (InterruptedException | LockInterruptedException e) {
+                    fail(e);
+                    return;
+                } catch (RuntimeException | AssertionError e) {
+                    fail(e);
+                }
+            }
+        }
+
+        private boolean operate(LockClient client, int clientIndex, long operation) throws InterruptedException {
+            Optional<Lease> acquired = (lockOptions == null ? client.lock(lockName) : client.lock(lockName, lockOptions))
+                    .tryAcquire(acquireWait);
+            if (acquired.isEmpty()) {
+                return false;
+            }
+            try (Lease lease = acquired.get();
+                 FencedRegister.Hold hold = fence.enter(lease.fencingToken(), client.clientId() + "#" + operation)) {
+                hold.write(operation);
+                if (!holdFor.isZero()) {
+                    LockSupport.parkNanos(holdFor.toNanos());
+                }
+                criticalSection.inside(lease, clientIndex, operation);
+                hold.write(operation);
+                if (!lease.isHeld()) {
+                    lostInside.incrementAndGet();
+                }
+            }
+            return true;
+        }
+
+        private void fail(Throwable e) {
+            errors.incrementAndGet();
+            firstError.compareAndSet(null, e);
+        }
+    }
+
+    private static int requirePositive(int value, String what) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(what + " must be positive, was " + value);
+        }
+        return value;
+    }
+
+    private static Duration requirePositive(Duration value, String what) {
+        Objects.requireNonNull(value, what + " cannot be null");
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(what + " must be positive, was " + value);
+        }
+        return value;
+    }
+}

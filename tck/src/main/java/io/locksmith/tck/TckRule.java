@@ -1,0 +1,170 @@
+package io.locksmith.tck;
+
+import io.locksmith.spi.Capability;
+
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The rules of {@code docs/SPEC.md}, one constant each, with the hint an implementer needs when the rule
+ * fails. A self-test keeps this list, the spec and the test methods of {@link LockTck} in sync: every rule
+ * in the spec is here, and every rule here has a test named {@code required_r<group>_<n>_...} (or
+ * {@code optional_...} when a capability switches it).
+ */
+public enum TckRule {
+
+    R1_1("R1.1", Level.MUST, null, "Mutual exclusion per name",
+            "tryAcquire must refuse while another owner holds the name; check the compare in the acquire step"),
+    R1_2("R1.2", Level.MUST, null, "Names are independent",
+            "locks must be keyed by the full name; check key building and prefixes"),
+    R1_3("R1.3", Level.MUST, null, "Acquire is atomic under a race",
+            "the check for a free lock and the write of the owner must be one atomic store operation"
+                    + " (SET NX PX, a transaction, a create), never check-then-set"),
+    R1_4("R1.4", Level.MUST, null, "Contention workload shows no overlap",
+            "run ContentionWorkload alone and read its report; look for a lock granted twice"),
+
+    R2_1("R2.1", Level.MUST, null, "Release is owner-checked",
+            "release must compare the owner id in the store before it deletes (compare-and-delete)"),
+    R2_2("R2.2", Level.MUST, null, "Renewal is owner-checked",
+            "renew must compare the owner id in the store and answer false when the lock is someone else's"),
+    R2_3("R2.3", Level.MUST, null, "Release frees the lock at once",
+            "release must delete the lock in the store synchronously and answer only when done"),
+    R2_4("R2.4", Level.MUST, null, "Holder identity is unique and visible",
+            "each client must have its own id; store Owner.holder() beside the lock and return it from inspect"),
+
+    R3_1("R3.1", Level.MUST, null, "A crashed holder's lock frees itself",
+            "acquire must set the TTL in the same atomic step as the owner"),
+    R3_2("R3.2", Level.MUST, null, "No early expiry",
+            "the store must keep a lock for the whole requested TTL; check the TTL unit (ms vs s) and rounding"),
+
+    R4_1("R4.1", Level.MUST, null, "Local re-entry is counted and shares the token",
+            "re-entry is the shared client's job; a provider must not be asked twice for one thread"),
+    R4_2("R4.2", Level.MUST, null, "Re-entry is per thread: other threads are excluded",
+            "the store must refuse a second owner even from the same client"),
+    R4_3("R4.3", Level.MUST, null, "The store lock is released with the last re-entrant lease",
+            "the shared client releases once; a provider must not release on the first close"),
+
+    R5_1("R5.1", Level.MUST, Capability.FENCING, "Fencing tokens strictly increase per name",
+            "keep a counter that survives the lock (a separate key, a revision, a zxid); never restart it per holding"),
+    R5_2("R5.2", Level.MUST, Capability.FENCING, "Fencing tokens increase across an expiry",
+            "the token counter must not be stored in the lock key itself, which expires with it"),
+    R5_3("R5.3", Level.MUST, Capability.FENCING, "A fenced resource accepts no stale write under contention",
+            "run ContentionWorkload and read its report: tokens must increase with every holding"),
+
+    R6_1("R6.1", Level.MUST, null, "Renewal keeps a held lock alive past its TTL",
+            "renew must extend the TTL to the requested time from now, and answer true"),
+    R6_2("R6.2", Level.MUST, null, "Renewal stops at release",
+            "after release no renewal may touch the name; check for renewals of released grants"),
+    R6_3("R6.3", Level.MUST, null, "Renewal stops at the maximum hold",
+            "the lock must run out at its TTL once renewals stop; check the TTL of the last renewal"),
+    R6_4("R6.4", Level.MUST, null, "Loss is signalled when the store-side lock is gone",
+            "renew must answer false when the store no longer has this owner's lock (never a blind true)"),
+    R6_5("R6.5", Level.MUST, null, "A fixed lease is reported lost when it runs out",
+            "Grant.validity must not be longer than the TTL the store applies"),
+    R6_6("R6.6", Level.MUST, Capability.BATCH_RENEW, "Batch renewal keeps many leases alive",
+            "renewAll must answer one result per request, in order, and extend each lock"),
+
+    R7_1("R7.1", Level.MUST, null, "A bounded wait times out and leaves nothing behind",
+            "cancel must remove every queue entry or watch of the owner; tryAcquire must not block"),
+    R7_2("R7.2", Level.MUST, null, "Waiting is interruptible and leaves nothing behind",
+            "store calls must not swallow interrupts; cancel must remove the owner's queue entry"),
+    R7_3("R7.3", Level.MUST, null, "A waiter gets the lock when it is released",
+            "a waiter's retries must see the release; check subscribe and the lock key after delete"),
+    R7_4("R7.4", Level.SHOULD, Capability.RELEASE_NOTIFICATION, "Handoff by notification",
+            "subscribe must call back on every release (delete, expiry) of the name, from the moment it returns"),
+    R7_5("R7.5", Level.MUST, Capability.FAIR, "Fair stores serve waiters in arrival order",
+            "queue a waiter on its first willWait attempt and grant only to the queue head"),
+    R7_6("R7.6", Level.MUST, Capability.INSPECT_WAITERS, "Inspect lists the queued waiters",
+            "return the queued owners' holder identities in LockInfo.waiters"),
+
+    R8_1("R8.1", Level.MUST, null, "Closing a client releases its locks",
+            "close must not drop the connection before the shared client's releases went out"),
+    R8_2("R8.2", Level.MUST, null, "Bad input gets a clear error",
+            "names and durations are validated by the shared client; a provider must not accept what it rejects"),
+    R8_3("R8.3", Level.MUST, null, "Inspect shows the holder's identity and token",
+            "store the encoded HolderIdentity and the token beside the lock; answer empty for a free lock"),
+    R8_4("R8.4", Level.MUST, null, "Every valid name is usable, and distinct names are distinct locks",
+            "escape names for the store ('/' in ZooKeeper paths, '*' or '{}' in Redis keys) injectively");
+
+    /** How strongly a rule binds. */
+    public enum Level { MUST, SHOULD, MAY }
+
+    private static final Pattern METHOD = Pattern.compile("^(required|optional)_r(\\d+)_(\\d+)_.+");
+
+    private final String id;
+    private final Level level;
+    private final Capability capability;
+    private final String title;
+    private final String hint;
+
+    TckRule(String id, Level level, Capability capability, String title, String hint) {
+        this.id = id;
+        this.level = level;
+        this.capability = capability;
+        this.title = title;
+        this.hint = hint;
+    }
+
+    /** The rule id as the spec writes it, e.g. {@code R2.1}. */
+    public String id() {
+        return id;
+    }
+
+    /** MUST, SHOULD or MAY (for a store that declares the capability, when there is one). */
+    public Level level() {
+        return level;
+    }
+
+    /** The capability that switches this rule on, or empty for a rule every store must pass. */
+    public Optional<Capability> capability() {
+        return Optional.ofNullable(capability);
+    }
+
+    /** Whether every store must pass this rule. */
+    public boolean isRequired() {
+        return capability == null;
+    }
+
+    /** A short title. */
+    public String title() {
+        return title;
+    }
+
+    /** Where an implementer should look when the rule fails. */
+    public String hint() {
+        return hint;
+    }
+
+    /** The anchor of the rule in {@code docs/SPEC.md}, e.g. {@code r2-1}. */
+    public String anchor() {
+        return id.toLowerCase(Locale.ROOT).replace('.', '-');
+    }
+
+    /** The prefix of its test method, e.g. {@code required_r2_1_}. */
+    public String methodPrefix() {
+        return (isRequired() ? "required_" : "optional_") + id.toLowerCase(Locale.ROOT).replace('.', '_') + "_";
+    }
+
+    /** The rule whose id is {@code id} ({@code R2.1}). */
+    public static Optional<TckRule> byId(String id) {
+        for (TckRule rule : values()) {
+            if (rule.id.equalsIgnoreCase(id)) {
+                return Optional.of(rule);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The rule id a test method name carries ({@code required_r2_1_x} gives {@code R2.1}), or empty. */
+    public static Optional<String> idOfMethod(String methodName) {
+        Matcher matcher = METHOD.matcher(methodName);
+        return matcher.matches() ? Optional.of("R" + matcher.group(2) + "." + matcher.group(3)) : Optional.empty();
+    }
+
+    /** The rule a test method tests, or empty. */
+    public static Optional<TckRule> ofMethod(String methodName) {
+        return idOfMethod(methodName).flatMap(TckRule::byId);
+    }
+}

@@ -1,0 +1,84 @@
+package io.locksmith.tck;
+
+import io.locksmith.LockClient;
+import io.locksmith.LockOptions;
+import io.locksmith.mem.MemStore;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The safety checker must be seen to catch what it claims to catch. */
+class FencedRegisterTest {
+
+    @Test
+    void rejectsStaleTokensAndCountsSharedTokensAsStaleWritesAccepted() {
+        FencedRegister register = new FencedRegister();
+        assertTrue(register.write(5, "a", 1));
+        assertTrue(register.write(5, "a", 2), "the same holding writes again");
+        assertFalse(register.write(4, "b", 3), "a lower token is stale");
+        assertEquals(1, register.staleWritesRejected());
+        assertTrue(register.write(5, "c", 4), "a second holding with the same token cannot be told apart");
+        assertEquals(1, register.staleWritesAccepted());
+        assertTrue(register.write(6, "d", 5));
+        assertEquals(5, register.value());
+        assertEquals(6, register.highestToken());
+    }
+
+    @Test
+    void countsOverlapsAndTokensThatGoBackwards() {
+        FencedRegister register = new FencedRegister();
+        FencedRegister.Hold first = register.enter(10, "a");
+        FencedRegister.Hold second = register.enter(11, "b");
+        assertEquals(1, register.overlaps(), "b entered while a was inside");
+        first.close();
+        second.close();
+        second.close();
+        try (FencedRegister.Hold third = register.enter(7, "c")) {
+            third.write(1);
+        }
+        assertEquals(0, register.overlaps() - 1);
+        assertEquals(1, register.tokenMonotonicityViolations(), "7 began after 10 and 11 had ended");
+        assertEquals(3, register.intervals().size());
+    }
+
+    @Test
+    void aHolderPausedPastItsLeaseIsFencedOff() {
+        String store = "mem://register-" + UUID.randomUUID();
+        String name = "stock:" + UUID.randomUUID();
+        try (LockClient a = LockClient.open(store); LockClient b = LockClient.open(store)) {
+            // The first holder pauses inside until the store dropped its lock and the other client has written.
+            FencedRegister register = new FencedRegister();
+            AtomicBoolean first = new AtomicBoolean(true);
+            WorkloadReport report = ContentionWorkload.on(List.of(a, b), name)
+                    .operations(2)
+                    .threadsPerClient(1)
+                    .acquireWait(Duration.ofSeconds(10))
+                    .lockOptions(LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build())
+                    .register(register)
+                    .inside((lease, client, operation) -> {
+                        if (first.compareAndSet(true, false)) {
+                            MemStore.named(store.substring("mem://".length())).expire(name);
+                            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                            await().atMost(Duration.ofSeconds(15)).until(
+                                    () -> register.highestToken() > lease.fencingToken() || System.nanoTime() > until);
+                        }
+                    })
+                    .run();
+            assertEquals(2, report.operations(), report::toString);
+            assertEquals(1, report.overlaps(), report::toString);
+            assertEquals(1, report.staleWritesRejected(), report::toString);
+            assertEquals(0, report.staleWritesAccepted(), report::toString);
+            assertEquals(0, report.tokenMonotonicityViolations(), report::toString);
+            assertTrue(report.toString().contains("1 stale write(s) rejected by the fence"), report::toString);
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package io.locksmith.tck;
+
+import io.locksmith.LockClient;
+import io.locksmith.mem.MemStore;
+
+import java.util.UUID;
+
+/** The kit against the in-JVM reference store: every required rule must pass. */
+class MemTck extends LockTck {
+
+    /** One store per rule, as a test server per test would be. */
+    private final String store = "tck-" + UUID.randomUUID();
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open("mem://" + store);
+    }
+
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        MemStore.named(store).expire(lockName);
+    }
+}

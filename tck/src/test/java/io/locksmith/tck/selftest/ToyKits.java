@@ -1,0 +1,128 @@
+package io.locksmith.tck.selftest;
+
+import io.locksmith.LockClient;
+import io.locksmith.tck.LockTck;
+
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The kit against the {@link ToyStore}: once correct, once per {@link Flaw}. Static nested classes named
+ * {@code *Tck} so that surefire does not run them on its own; {@code BrokenProvidersTest} runs them through
+ * the launcher and checks which rules fail.
+ */
+final class ToyKits {
+
+    private ToyKits() {
+    }
+
+    /** A kit over a fresh toy store per rule; subclasses choose the flaws. */
+    abstract static class ToyTck extends LockTck {
+        private final ToyStore store = new ToyStore(flaws(), fair());
+        private final String scheme = "broken-" + getClass().getSimpleName().toLowerCase(Locale.ROOT).replace("tck", "");
+
+        abstract Set<Flaw> flaws();
+
+        boolean fair() {
+            return false;
+        }
+
+        @Override
+        protected LockClient newClient() {
+            return LockClient.builder().uri(scheme + "://").factory(new ToyProviderFactory(scheme, store)).build();
+        }
+
+        @Override
+        protected void expireBehindClientsBack(String lockName) {
+            store.expire(lockName);
+        }
+    }
+
+    static class CorrectToyTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.noneOf(Flaw.class);
+        }
+    }
+
+    static class CorrectFairToyTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.noneOf(Flaw.class);
+        }
+
+        @Override
+        boolean fair() {
+            return true;
+        }
+    }
+
+    static class ReleaseWithoutOwnerCheckTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.RELEASE_WITHOUT_OWNER_CHECK);
+        }
+    }
+
+    static class AcquireWithoutTtlTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.ACQUIRE_WITHOUT_TTL);
+        }
+    }
+
+    static class CheckThenSetTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.CHECK_THEN_SET);
+        }
+    }
+
+    static class TokenRestartsTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.TOKEN_RESTARTS_PER_HOLDING);
+        }
+    }
+
+    static class RenewAlwaysTrueTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.RENEW_ALWAYS_TRUE);
+        }
+    }
+
+    static class RenewWithoutOwnerCheckTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.RENEW_WITHOUT_OWNER_CHECK);
+        }
+    }
+
+    static class CancelLeavesQueueEntryTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.CANCEL_LEAVES_QUEUE_ENTRY);
+        }
+
+        @Override
+        boolean fair() {
+            return true;
+        }
+    }
+
+    static class EarlyExpiryTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.EARLY_EXPIRY);
+        }
+    }
+
+    static class SilentNotificationTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.of(Flaw.SILENT_NOTIFICATION);
+        }
+    }
+}

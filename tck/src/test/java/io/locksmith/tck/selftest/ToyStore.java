@@ -1,0 +1,189 @@
+package io.locksmith.tck.selftest;
+
+import io.locksmith.HolderIdentity;
+import io.locksmith.LockInfo;
+import io.locksmith.spi.Owner;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A small lock store for the kit's self-tests, correct unless given {@link Flaw}s: TTLs on the monotonic
+ * clock, owner-checked release and renew, one store-wide token counter, an optional fair queue, release
+ * notification. Written apart from mem:// so that a flaw is one visible line here.
+ */
+final class ToyStore {
+
+    private record Entry(String ownerId, HolderIdentity holder, long token, long expiresAt) {
+    }
+
+    private final Set<Flaw> flaws;
+    private final boolean fair;
+    private final Map<String, Entry> locks = new HashMap<>();
+    private final Map<String, LinkedHashMap<String, HolderIdentity>> queues = new HashMap<>();
+    private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
+    private long lastToken;
+
+    ToyStore(Set<Flaw> flaws, boolean fair) {
+        this.flaws = flaws.isEmpty() ? EnumSet.noneOf(Flaw.class) : EnumSet.copyOf(flaws);
+        this.fair = fair;
+    }
+
+    boolean has(Flaw flaw) {
+        return flaws.contains(flaw);
+    }
+
+    boolean isFair() {
+        return fair;
+    }
+
+    private Entry live(String name, long now) {
+        Entry entry = locks.get(name);
+        if (entry != null && now - entry.expiresAt >= 0) {
+            locks.remove(name);
+            return null;
+        }
+        return entry;
+    }
+
+    long tryAcquire(String name, Owner owner, Duration ttl, boolean willWait) {
+        if (has(Flaw.CHECK_THEN_SET)) {
+            synchronized (this) {
+                if (live(name, System.nanoTime()) != null) {
+                    return -1;
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            synchronized (this) {
+                return grant(name, owner, ttl);
+            }
+        }
+        synchronized (this) {
+            if (live(name, System.nanoTime()) != null) {
+                if (fair && willWait) {
+                    queues.computeIfAbsent(name, k -> new LinkedHashMap<>()).putIfAbsent(owner.id(), owner.holder());
+                }
+                return -1;
+            }
+            if (fair) {
+                LinkedHashMap<String, HolderIdentity> queue = queues.computeIfAbsent(name, k -> new LinkedHashMap<>());
+                if (!queue.isEmpty() && !queue.keySet().iterator().next().equals(owner.id())) {
+                    if (willWait) {
+                        queue.putIfAbsent(owner.id(), owner.holder());
+                    }
+                    return -1;
+                }
+                queue.remove(owner.id());
+            }
+            return grant(name, owner, ttl);
+        }
+    }
+
+    private long grant(String name, Owner owner, Duration ttl) {
+        long token;
+        if (has(Flaw.TOKEN_RESTARTS_PER_HOLDING)) {
+            token = 1;
+        } else {
+            token = ++lastToken;
+        }
+        locks.put(name, new Entry(owner.id(), owner.holder(), token, expiry(ttl)));
+        return token;
+    }
+
+    private long expiry(Duration ttl) {
+        if (has(Flaw.ACQUIRE_WITHOUT_TTL)) {
+            return System.nanoTime() + TimeUnit.DAYS.toNanos(365);
+        }
+        long nanos = has(Flaw.EARLY_EXPIRY) ? ttl.toNanos() / 20 : ttl.toNanos();
+        return System.nanoTime() + nanos;
+    }
+
+    synchronized boolean renew(String name, String ownerId, Duration ttl) {
+        Entry entry = live(name, System.nanoTime());
+        boolean ours = entry != null && entry.ownerId.equals(ownerId);
+        if (has(Flaw.RENEW_WITHOUT_OWNER_CHECK) && entry != null) {
+            ours = true;
+        }
+        if (ours) {
+            locks.put(name, new Entry(entry.ownerId, entry.holder, entry.token,
+                    has(Flaw.ACQUIRE_WITHOUT_TTL) ? entry.expiresAt : expiry(ttl)));
+        }
+        return ours || has(Flaw.RENEW_ALWAYS_TRUE);
+    }
+
+    boolean release(String name, String ownerId) {
+        synchronized (this) {
+            Entry entry = live(name, System.nanoTime());
+            if (entry == null) {
+                return false;
+            }
+            if (!entry.ownerId.equals(ownerId) && !has(Flaw.RELEASE_WITHOUT_OWNER_CHECK)) {
+                return false;
+            }
+            locks.remove(name);
+        }
+        notifyListeners(name);
+        return true;
+    }
+
+    synchronized void cancel(String name, String ownerId) {
+        if (has(Flaw.CANCEL_LEAVES_QUEUE_ENTRY)) {
+            return;
+        }
+        LinkedHashMap<String, HolderIdentity> queue = queues.get(name);
+        if (queue != null) {
+            queue.remove(ownerId);
+        }
+    }
+
+    synchronized LockInfo inspect(String name) {
+        long now = System.nanoTime();
+        Entry entry = live(name, now);
+        if (entry == null) {
+            return null;
+        }
+        List<HolderIdentity> waiters = new ArrayList<>(queues.getOrDefault(name, new LinkedHashMap<>()).values());
+        // Without a TTL there is no time to live to show (Redis answers TTL -1).
+        Duration remaining = has(Flaw.ACQUIRE_WITHOUT_TTL) ? null : Duration.ofNanos(entry.expiresAt - now);
+        return new LockInfo(name, entry.holder, entry.token, remaining, waiters);
+    }
+
+    /** The test hook: the lock is gone, as if its TTL ran out. */
+    void expire(String name) {
+        boolean removed;
+        synchronized (this) {
+            removed = locks.remove(name) != null;
+        }
+        if (removed) {
+            notifyListeners(name);
+        }
+    }
+
+    AutoCloseable subscribe(String name, Runnable onChange) {
+        listeners.computeIfAbsent(name, k -> new CopyOnWriteArrayList<>()).add(onChange);
+        return () -> listeners.computeIfPresent(name, (k, list) -> {
+            list.remove(onChange);
+            return list.isEmpty() ? null : list;
+        });
+    }
+
+    private void notifyListeners(String name) {
+        if (has(Flaw.SILENT_NOTIFICATION)) {
+            return;
+        }
+        List<Runnable> toCall = listeners.get(name);
+        if (toCall != null) {
+            toCall.forEach(Runnable::run);
+        }
+    }
+}
