@@ -9,6 +9,7 @@ import java.time.Duration;
  * @param measure         measured time per subject and scenario (not renewal)
  * @param contenders      threads (one client each) on one lock in the contended scenario
  * @param hold            how long a contended holder keeps the lock (the work it guards)
+ * @param thinkMax        a contended thread's other work between two needs of the lock: random up to this
  * @param manyThreads     threads on one client in the many-names scenario
  * @param names           lock names in the many-names scenario
  * @param renewalLocks    locks one client holds in the renewal scenario
@@ -16,12 +17,13 @@ import java.time.Duration;
  * @param renewalLease    lease time of the renewed locks (Redisson's watchdog timeout, the etcd lease TTL)
  * @param maxWait         longest a single acquire may wait before it counts as a time-out
  */
-record BenchConfig(Duration warmup, Duration measure, int contenders, Duration hold, int manyThreads, int names, int renewalLocks,
+record BenchConfig(Duration warmup, Duration measure, int contenders, Duration hold, Duration thinkMax,
+                   int manyThreads, int names, int renewalLocks,
                    Duration renewalHold, Duration renewalLease, Duration maxWait) {
 
     /** About ten minutes with every store. */
     static BenchConfig full() {
-        return new BenchConfig(Duration.ofSeconds(2), Duration.ofSeconds(5), 8, Duration.ofMillis(1), 32, 10_000, 10_000,
+        return new BenchConfig(Duration.ofSeconds(2), Duration.ofSeconds(5), 8, Duration.ofMillis(1), Duration.ofMillis(20), 32, 10_000, 10_000,
                 Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(10));
     }
 
@@ -30,17 +32,17 @@ record BenchConfig(Duration warmup, Duration measure, int contenders, Duration h
      * rounds as the full run's 30 s lease does in 60 s.
      */
     static BenchConfig quick() {
-        return new BenchConfig(Duration.ofSeconds(1), Duration.ofSeconds(2), 8, Duration.ofMillis(1), 32, 10_000, 10_000,
+        return new BenchConfig(Duration.ofSeconds(1), Duration.ofSeconds(2), 8, Duration.ofMillis(1), Duration.ofMillis(20), 32, 10_000, 10_000,
                 Duration.ofSeconds(12), Duration.ofSeconds(6), Duration.ofSeconds(10));
     }
 
     BenchConfig withRenewal(Duration newHold, Duration newLease, int newLocks) {
-        return new BenchConfig(warmup, measure, contenders, hold, manyThreads, names, newLocks, newHold, newLease,
+        return new BenchConfig(warmup, measure, contenders, hold, thinkMax, manyThreads, names, newLocks, newHold, newLease,
                 maxWait);
     }
 
     BenchConfig withTimes(Duration newWarmup, Duration newMeasure) {
-        return new BenchConfig(newWarmup, newMeasure, contenders, hold, manyThreads, names, renewalLocks, renewalHold,
+        return new BenchConfig(newWarmup, newMeasure, contenders, hold, thinkMax, manyThreads, names, renewalLocks, renewalHold,
                 renewalLease, maxWait);
     }
 }

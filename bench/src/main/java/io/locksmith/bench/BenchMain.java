@@ -70,11 +70,16 @@ public final class BenchMain {
                     continue;
                 }
                 if (store != Store.MEM) {
-                    environment.put(store.title() + " server", servers.version(store));
                     try {
-                        Map<String, Double> rtt = RoundTrips.measure(store, servers, scenarios);
-                        results.add(Result.roundTrip(store, rtt));
-                        log(String.format(Locale.ROOT, "   round trip p50 %.1f µs", rtt.get("p50_us")));
+                        environment.put(store.title() + " server", servers.version(store));
+                    } catch (RuntimeException e) {
+                        environment.put(store.title() + " server", "version unknown: " + e);
+                    }
+                    try {
+                        RoundTrips.measure(store, servers, scenarios).forEach((kind, rtt) -> {
+                            results.add(Result.roundTrip(store, kind, rtt));
+                            log(String.format(Locale.ROOT, "   %s p50 %.1f µs", kind, rtt.get("p50_us")));
+                        });
                     } catch (Exception e) {
                         log("   round trip failed: " + e);
                     }

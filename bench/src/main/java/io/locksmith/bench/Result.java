@@ -23,9 +23,9 @@ record Result(Scenario scenario, Store store, String subject, boolean locksmith,
                 Map.of(), failure);
     }
 
-    /** The store's round trip, measured on its raw client. */
-    static Result roundTrip(Store store, Map<String, Double> metrics) {
-        return new Result(Scenario.ROUND_TRIP, store, "raw client", false, true,
+    /** A round trip of the store ({@link RoundTrips#READ} or {@link RoundTrips#WRITE}), measured on its raw client. */
+    static Result roundTrip(Store store, String kind, Map<String, Double> metrics) {
+        return new Result(Scenario.ROUND_TRIP, store, kind, false, true,
                 Collections.unmodifiableMap(new LinkedHashMap<>(metrics)), null);
     }
 

@@ -65,8 +65,9 @@ final class Scenarios {
     /**
      * Scenario 2: {@code contenders} threads, each with its own client (as separate processes would), on one
      * lock. Each holds it for {@code hold} (the work it guards), releases it, and contends again only once
-     * another thread has acquired it, so no thread can keep the lock by re-taking it at once, and the others
-     * queue behind the holder. The handoff latency runs from the start of a release to the acquire of a
+     * another thread has acquired it and a random think time (up to {@code thinkMax}) has passed, so no thread
+     * can keep the lock by re-taking it at once, the others queue behind the holder, and they arrive at
+     * independent times. The handoff latency runs from the start of a release to the acquire of a
      * thread that was already waiting when the release began returning; acquisitions by a thread that came
      * after the release began are counted, not timed.
      */
@@ -188,6 +189,11 @@ final class Scenarios {
                     releaseStartedAt.set(System.nanoTime());
                     held.release();
                     awaitAnotherTurn(myTurn);
+                    // Other work before the next need of the lock. Random, so contenders arrive independently
+                    // as separate processes do, not all at once on the heels of each acquisition.
+                    if (config.thinkMax().toNanos() > 0) {
+                        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(config.thinkMax().toNanos()));
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -95,13 +95,15 @@ final class StoreServers implements AutoCloseable {
         int port = FreePorts.next();
         Path dir = workDir.resolve("zookeeper-" + port);
         String java = ProcessHandle.current().info().command().orElse("java");
-        return ServerProcess.start("zookeeper-" + port, List.of(java, "-Xmx512m",
+        ServerProcess server = ServerProcess.start("zookeeper-" + port, List.of(java, "-Xmx512m",
                         "-Dzookeeper.4lw.commands.whitelist=*", "-Dzookeeper.admin.enableServer=false",
                         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                         "-cp", absoluteClassPath(),
                         "org.apache.zookeeper.server.ZooKeeperServerMain", Integer.toString(port),
                         dir.resolve("data").toString()),
                 dir, port, "the ZooKeeper server runs from the bench's own class path; check that 'java' runs");
+        awaitServing(server);
+        return server;
     }
 
     /** The bench's class path with absolute entries: the server runs in its own work directory. */
@@ -194,23 +196,58 @@ final class StoreServers implements AutoCloseable {
 
     private Map<String, String> fourLetterWord(String word) {
         Map<String, String> fields = new java.util.LinkedHashMap<>();
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port(Store.ZOOKEEPER)), 5_000);
-            socket.setSoTimeout(10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(word.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-            for (String line = in.readLine(); line != null; line = in.readLine()) {
+        try {
+            for (String line : fourLetterWord(port(Store.ZOOKEEPER), word, 10_000).split("\n")) {
                 String[] parts = line.split("\t", 2);
                 if (parts.length == 2) {
-                    fields.put(parts[0], parts[1]);
+                    fields.put(parts[0], parts[1].strip());
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot ask ZooKeeper '" + word + "'", e);
         }
         return fields;
+    }
+
+    private static String fourLetterWord(int port, String word, int timeoutMillis) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
+            OutputStream out = socket.getOutputStream();
+            out.write(word.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            StringBuilder text = new StringBuilder();
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                text.append(line).append('\n');
+            }
+            return text.toString();
+        }
+    }
+
+    /** The port listens before the server serves: wait for {@code ruok} to be answered {@code imok}. */
+    private static void awaitServing(ServerProcess server) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                if (fourLetterWord(server.port(), "ruok", 2_000).startsWith("imok")) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not yet: try again
+            }
+            if (System.nanoTime() > deadline) {
+                server.close();
+                throw new IllegalStateException(server + " does not answer 'ruok' within 60 s:\n" + server.tail());
+            }
+            try {
+                Thread.sleep(100); // polling a server's health: there is no event to await
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                server.close();
+                throw new IllegalStateException("interrupted while waiting for " + server, e);
+            }
+        }
     }
 
     /** Stops every server and deletes their data. */

@@ -23,7 +23,7 @@ class ReportTest {
             Map.of("acquisitions_per_s", 100.0, "handoff_p50_us", 10_000.0, "handoff_p99_us", 20_000.0));
     private final Result handoff = row(Scenario.CONTENDED, "Locksmith over Jedis", true, false,
             Map.of("acquisitions_per_s", 800.0, "handoff_p50_us", 60.0, "handoff_p99_us", 200.0));
-    private final Result roundTrip = Result.roundTrip(Store.REDIS, Map.of("p50_us", 25.0, "p99_us", 50.0));
+    private final Result roundTrip = Result.roundTrip(Store.REDIS, RoundTrips.WRITE, Map.of("p50_us", 25.0, "p99_us", 50.0));
     private final Report report = new Report(List.of(roundTrip, raw, locksmith, spin, handoff),
             new LinkedHashMap<>(Map.of("cpus", "2")));
 
@@ -41,7 +41,7 @@ class ReportTest {
 
         assertTrue(targets.contains("| uncontended p50 ≤ 1.10 × raw minimal protocol | Redis | Locksmith over Jedis | 1.05× | yes |"),
                 targets);
-        assertTrue(targets.contains("| contended handoff p50 ≤ 2 store round trips | Redis | Locksmith over Jedis | 2.40 RTT | **no** |"),
+        assertTrue(targets.contains("| contended handoff p50 ≤ 2 store (write) round trips | Redis | Locksmith over Jedis | 2.40 RTT | **no** |"),
                 targets);
     }
 
