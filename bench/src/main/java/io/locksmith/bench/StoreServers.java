@@ -35,6 +35,7 @@ final class StoreServers implements AutoCloseable {
     private final Path workDir;
     private final Map<Store, ServerProcess> servers = new EnumMap<>(Store.class);
     private final List<String> problems = new ArrayList<>();
+    private RedisRequestCounter redisCounter;
 
     StoreServers(Path workDir) {
         this.workDir = workDir;
@@ -118,10 +119,34 @@ final class StoreServers implements AutoCloseable {
         return path.toString();
     }
 
-    /** How many requests the store's server has received so far (a counter: compare two readings). */
+    /**
+     * The port a client of {@code store} connects to in {@code scenario}: the server's, except that Redis
+     * clients in the renewal scenario go through the {@link RedisRequestCounter}.
+     */
+    int clientPort(Store store, Scenario scenario) {
+        if (store == Store.REDIS && scenario == Scenario.RENEWAL) {
+            synchronized (this) {
+                if (redisCounter == null) {
+                    redisCounter = RedisRequestCounter.start(port(Store.REDIS));
+                }
+                return redisCounter.port();
+            }
+        }
+        return port(store);
+    }
+
+    /**
+     * How many requests the store has received so far (a counter: compare two readings). Redis: commands
+     * sent through the {@link RedisRequestCounter}; ZooKeeper: packets received ({@code mntr}); etcd: gRPC
+     * messages received, stream messages included ({@code /metrics}).
+     */
     long requestsServed(Store store) {
         return switch (store) {
-            case REDIS -> redisCommandsProcessed();
+            case REDIS -> {
+                synchronized (this) {
+                    yield redisCounter == null ? 0 : redisCounter.requests();
+                }
+            }
             case ZOOKEEPER -> Long.parseLong(fourLetterWord("mntr").getOrDefault("zk_packets_received", "0"));
             case ETCD -> etcdMessagesReceived();
             case MEM -> 0;
@@ -141,12 +166,6 @@ final class StoreServers implements AutoCloseable {
             case ETCD -> "etcd " + http("/version").replaceAll(".*\"etcdserver\":\"([^\"]+)\".*", "$1").strip();
             case MEM -> "in-JVM";
         };
-    }
-
-    private long redisCommandsProcessed() {
-        try (Jedis jedis = new Jedis("127.0.0.1", port(Store.REDIS))) {
-            return Long.parseLong(infoField(jedis.info("stats"), "total_commands_processed"));
-        }
     }
 
     /** Clears the Redis keyspace between subjects, so one subject's leftovers cannot slow another. */
@@ -253,6 +272,9 @@ final class StoreServers implements AutoCloseable {
     /** Stops every server and deletes their data. */
     @Override
     public void close() {
+        if (redisCounter != null) {
+            redisCounter.close();
+        }
         servers.values().forEach(ServerProcess::close);
         servers.clear();
         try (var paths = java.nio.file.Files.walk(workDir)) {

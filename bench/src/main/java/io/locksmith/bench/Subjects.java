@@ -45,7 +45,7 @@ final class Subjects {
     }
 
     private void redis(Scenario scenario, Duration lease, List<Entry> entries) {
-        int port = servers.port(Store.REDIS);
+        int port = servers.clientPort(Store.REDIS, scenario);
         HostAndPort address = new HostAndPort("127.0.0.1", port);
         String redissonAddress = "redis://127.0.0.1:" + port;
         String leaseParam = "lease=" + lease.toMillis() + "ms";
