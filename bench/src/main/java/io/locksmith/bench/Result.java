@@ -9,23 +9,23 @@ import java.util.Map;
  * microseconds, rates per second), or the reason it could not run.
  */
 record Result(Scenario scenario, Store store, String subject, boolean locksmith, boolean baseline,
-              Map<String, Double> metrics, String failure) {
+              String comparedTo, Map<String, Double> metrics, String failure) {
 
     static Result measured(Scenario scenario, Subjects.Entry entry, Map<String, Double> metrics) {
         Subject subject = entry.subject();
         return new Result(scenario, subject.store(), subject.label(), subject.isLocksmith(), entry.baseline(),
-                Collections.unmodifiableMap(new LinkedHashMap<>(metrics)), null);
+                entry.comparedTo(), Collections.unmodifiableMap(new LinkedHashMap<>(metrics)), null);
     }
 
     static Result failed(Scenario scenario, Subjects.Entry entry, String failure) {
         Subject subject = entry.subject();
         return new Result(scenario, subject.store(), subject.label(), subject.isLocksmith(), entry.baseline(),
-                Map.of(), failure);
+                entry.comparedTo(), Map.of(), failure);
     }
 
     /** A round trip of the store ({@link RoundTrips#READ} or {@link RoundTrips#WRITE}), measured on its raw client. */
     static Result roundTrip(Store store, String kind, Map<String, Double> metrics) {
-        return new Result(Scenario.ROUND_TRIP, store, kind, false, true,
+        return new Result(Scenario.ROUND_TRIP, store, kind, false, true, null,
                 Collections.unmodifiableMap(new LinkedHashMap<>(metrics)), null);
     }
 

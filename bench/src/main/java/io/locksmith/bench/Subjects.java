@@ -19,9 +19,17 @@ final class Subjects {
     /** Curator's session timeout, equal to Locksmith's ZooKeeper default so both heartbeat alike. */
     static final Duration ZOOKEEPER_SESSION = Duration.ofSeconds(15);
 
-    /** A subject in a scenario; {@code baseline} marks the one the ratios of its table divide by. */
-    record Entry(Subject subject, boolean baseline) {
+    /**
+     * A subject in a scenario; {@code baseline} marks the one the ratios of its table divide by, and
+     * {@code comparedTo}, if not null, names another row this subject's ratios divide by instead.
+     */
+    record Entry(Subject subject, boolean baseline, String comparedTo) {
+        Entry(Subject subject, boolean baseline) {
+            this(subject, baseline, null);
+        }
     }
+
+    static final String REDISSON_MINIMAL = "Redisson SET NX PX + Lua delete (minimal over Redisson)";
 
     private final StoreServers servers;
     private final BenchConfig config;
@@ -69,8 +77,14 @@ final class Subjects {
         entries.add(new Entry(new LocksmithSubject("Locksmith over Jedis", Store.REDIS,
                 threads -> "redis://127.0.0.1:" + port + "?client=jedis&poolSize=" + Math.max(8, threads) + "&"
                         + leaseParam), false));
+        boolean sameTransportBaseline = scenario == Scenario.UNCONTENDED || scenario == Scenario.MANY_NAMES;
+        if (sameTransportBaseline) {
+            entries.add(new Entry(new RedissonSetNxSubject(REDISSON_MINIMAL, redissonAddress, lease, SPIN_INTERVAL),
+                    false));
+        }
         entries.add(new Entry(new LocksmithSubject("Locksmith over Redisson", Store.REDIS,
-                "redis://127.0.0.1:" + port + "?client=redisson&" + leaseParam), false));
+                "redis://127.0.0.1:" + port + "?client=redisson&" + leaseParam), false,
+                sameTransportBaseline ? REDISSON_MINIMAL : null));
     }
 
     private void zookeeper(Duration lease, List<Entry> entries) {

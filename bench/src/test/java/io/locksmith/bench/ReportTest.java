@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReportTest {
 
     private static Result row(Scenario scenario, String subject, boolean locksmith, boolean baseline, Map<String, Double> metrics) {
-        return new Result(scenario, Store.REDIS, subject, locksmith, baseline, metrics, null);
+        return new Result(scenario, Store.REDIS, subject, locksmith, baseline, null, metrics, null);
     }
 
     private final Result raw = row(Scenario.UNCONTENDED, "Jedis", false, true, Map.of("p50_us", 100.0, "p99_us", 400.0,
@@ -36,10 +36,22 @@ class ReportTest {
     }
 
     @Test
+    void aRowComparedToAnotherDividesByThatRow() {
+        Result redissonMinimal = row(Scenario.UNCONTENDED, Subjects.REDISSON_MINIMAL, false, false,
+                Map.of("p50_us", 200.0, "p99_us", 800.0, "ops_per_s", 4000.0));
+        Result overRedisson = new Result(Scenario.UNCONTENDED, Store.REDIS, "Locksmith over Redisson", true, false,
+                Subjects.REDISSON_MINIMAL, Map.of("p50_us", 210.0, "p99_us", 700.0, "ops_per_s", 3900.0), null);
+        Report withRedisson = new Report(List.of(raw, redissonMinimal, overRedisson), new LinkedHashMap<>());
+
+        assertEquals(1.05, withRedisson.ratio(overRedisson, "p50_us"), 1e-9);
+        assertTrue(withRedisson.targets().contains("raw minimal protocol (" + Subjects.REDISSON_MINIMAL + ")"));
+    }
+
+    @Test
     void targetsStateTheMeasuredFigureAndWhetherItIsMet() {
         String targets = report.targets();
 
-        assertTrue(targets.contains("| uncontended p50 ≤ 1.10 × raw minimal protocol | Redis | Locksmith over Jedis | 1.05× | yes |"),
+        assertTrue(targets.contains("| uncontended p50 ≤ 1.10 × raw minimal protocol (Jedis) | Redis | Locksmith over Jedis | 1.05× | yes |"),
                 targets);
         assertTrue(targets.contains("| contended handoff p50 ≤ 2 store (write) round trips | Redis | Locksmith over Jedis | 2.40 RTT | **no** |"),
                 targets);
