@@ -39,6 +39,10 @@ public final class BenchMain {
         Files.writeString(json, report.json());
         System.out.println("\n" + report.summary() + "\n" + report.targets());
         System.out.println("wrote " + markdown + " and " + json);
+        if (options.updateDoc() != null) {
+            Files.writeString(options.updateDoc(), report.intoDocument(Files.readString(options.updateDoc())));
+            System.out.println("updated the results in " + options.updateDoc());
+        }
         System.exit(0); // client libraries leave non-daemon threads behind (Redisson, gRPC)
     }
 

@@ -14,22 +14,25 @@ import java.util.Set;
  * java -jar bench/target/locksmith-bench.jar [--quick] [--stores redis,zookeeper,etcd,mem]
  *     [--scenarios uncontended,contended,many-names,renewal] [--only TEXT] [--warmup 2s] [--measure 5s]
  *     [--renewal-hold 60s] [--renewal-lease 30s] [--renewal-locks 10000] [--out bench/results]
+ *     [--update-doc docs/PERFORMANCE.md]
  * </pre>
  */
 record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Scenario> scenarios, String only,
-                    Path out, String commandLine) {
+                    Path out, Path updateDoc, String commandLine) {
 
     static final String USAGE = """
             usage: java -jar bench/target/locksmith-bench.jar [options]
-              --quick                    short windows (about 3 minutes with every store) instead of the full run (about 10)
+              --quick                    short windows (about 4 minutes with every store) instead of the full run (about 11)
               --stores LIST              comma-separated: redis,zookeeper,etcd,mem (default redis,zookeeper,etcd)
               --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
               --warmup D / --measure D   per subject and scenario, e.g. 2s, 500ms
-              --renewal-hold D           how long the renewal scenario holds its locks (full 60s, quick 12s)
-              --renewal-lease D          lease (watchdog timeout, TTL) of the renewed locks (full 30s, quick 6s)
+              --renewal-hold D           how long the renewal scenario holds its locks (full 60s, quick 10s)
+              --renewal-lease D          lease (watchdog timeout, TTL) of the renewed locks (full 30s, quick 3s)
               --renewal-locks N          locks held in the renewal scenario (default 10000)
               --out DIR                  where latest.md and latest.json go (default bench/results)
+              --update-doc FILE          also put the results between the results markers of FILE
+                                         (docs/PERFORMANCE.md)
             """;
 
     static BenchOptions parse(String... args) {
@@ -38,6 +41,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         Set<Scenario> scenarios = EnumSet.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.MANY_NAMES, Scenario.RENEWAL);
         String only = null;
         Path out = Path.of("bench", "results");
+        Path updateDoc = null;
         Duration warmup = null;
         Duration measure = null;
         Duration renewalHold = null;
@@ -56,6 +60,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 case "--renewal-lease" -> renewalLease = duration(value(args, ++i, arg), arg);
                 case "--renewal-locks" -> renewalLocks = positiveInt(value(args, ++i, arg), arg);
                 case "--out" -> out = Path.of(value(args, ++i, arg));
+                case "--update-doc" -> updateDoc = Path.of(value(args, ++i, arg));
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'\n" + USAGE);
             }
         }
@@ -68,7 +73,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
             throw new IllegalArgumentException("--renewal-lease must be whole seconds (etcd leases are), was "
                     + config.renewalLease());
         }
-        return new BenchOptions(config, quick, stores, scenarios, only, out, String.join(" ", args));
+        return new BenchOptions(config, quick, stores, scenarios, only, out, updateDoc, String.join(" ", args));
     }
 
     /** Whether a subject runs: every baseline does, others only if they match {@code --only}. */

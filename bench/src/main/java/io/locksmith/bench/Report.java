@@ -63,6 +63,25 @@ final class Report {
                 .orElse(Double.NaN);
     }
 
+    static final String DOC_START = "<!-- bench results: start (written by the bench with --update-doc) -->";
+    static final String DOC_END = "<!-- bench results: end -->";
+
+    /**
+     * {@code document} with the text between {@link #DOC_START} and {@link #DOC_END} replaced by this run's
+     * results, headings moved two levels down.
+     *
+     * @throws IllegalArgumentException if the document lacks the markers
+     */
+    String intoDocument(String document) {
+        int start = document.indexOf(DOC_START);
+        int end = document.indexOf(DOC_END);
+        if (start < 0 || end < start) {
+            throw new IllegalArgumentException("the document has no '" + DOC_START + "' ... '" + DOC_END + "' section");
+        }
+        String body = markdown().replaceFirst("^# .*\n\n", "").replaceAll("(?m)^## ", "### ");
+        return document.substring(0, start + DOC_START.length()) + "\n" + body + document.substring(end);
+    }
+
     String markdown() {
         StringBuilder md = new StringBuilder();
         md.append("# Locksmith bench results\n\n");

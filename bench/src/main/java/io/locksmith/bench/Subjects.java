@@ -100,8 +100,6 @@ final class Subjects {
         if (scenario == Scenario.RENEWAL) {
             entries.add(new Entry(new JetcdSubject("jetcd Lock, a lease per lock", endpoint,
                     JetcdSubject.LeaseMode.PER_LOCK, lease), true));
-            entries.add(new Entry(new JetcdSubject("jetcd Lock, a lease per thread (16)", endpoint,
-                    JetcdSubject.LeaseMode.PER_THREAD, lease), false));
         } else {
             entries.add(new Entry(new JetcdSubject("jetcd Lock, a lease per thread", endpoint,
                     JetcdSubject.LeaseMode.PER_THREAD, lease), true));

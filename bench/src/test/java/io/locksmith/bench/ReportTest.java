@@ -71,4 +71,15 @@ class ReportTest {
         assertTrue(json.contains("\"failure\": \"backend \\\"etcd\\\" missing\""), json);
         assertTrue(json.contains("\"ratios\": {\"p50_us\": 1.0500"), json);
     }
+
+    @Test
+    void theResultsReplaceTheMarkedSectionOfADocument() {
+        String document = "# Performance\n\nintro\n\n" + Report.DOC_START + "\nold results\n" + Report.DOC_END + "\n\nafter\n";
+
+        String updated = report.intoDocument(document);
+
+        assertTrue(updated.startsWith("# Performance\n\nintro\n\n" + Report.DOC_START + "\n### Environment"), updated);
+        assertTrue(updated.endsWith(Report.DOC_END + "\n\nafter\n"), updated);
+        assertTrue(!updated.contains("old results"), updated);
+    }
 }
