@@ -212,7 +212,9 @@ final class DefaultDistributedLock implements DistributedLock {
 
     private static boolean causedByInterrupt(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof InterruptedException || cause instanceof java.io.InterruptedIOException
+            // SocketTimeoutException is an InterruptedIOException too, but a read time-out is a store failure.
+            if (cause instanceof InterruptedException
+                    || (cause instanceof java.io.InterruptedIOException && !(cause instanceof java.net.SocketTimeoutException))
                     || cause instanceof java.nio.channels.ClosedByInterruptException) {
                 return true;
             }

@@ -337,6 +337,17 @@ final class DefaultLockClient implements LockClient {
         }
         keeper.remove(lock);
         reportLoss(lock, event, callbacks, System.nanoTime() - lock.acquiredAt);
+        if (storeKeepsItPastTheDeadline(reason)) {
+            // A session-bound store has no TTL of its own: the lock lives as long as the session, which a stuck
+            // holder keeps alive. The lease time and the maximum hold are enforced here, by an owner-checked
+            // release, on the renewal thread (this may be a holder's isHeld() call, which must stay local).
+            keeper.runSoon(() -> releaseInStore(lock));
+        }
+    }
+
+    private boolean storeKeepsItPastTheDeadline(LossReason reason) {
+        return capabilities.contains(Capability.SESSION_BOUND)
+                && (reason == LossReason.EXPIRED || reason == LossReason.MAX_HOLD_EXCEEDED);
     }
 
     private void reportLoss(HeldLock lock, LeaseLostEvent event, List<Consumer<LeaseLostEvent>> callbacks, long heldNanos) {

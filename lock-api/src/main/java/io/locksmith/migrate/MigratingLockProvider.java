@@ -233,12 +233,12 @@ final class MigratingLockProvider implements LockProvider {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        if (phase == MigrationPhase.FROM) {
+        // Report the token the holder's lease carries: old-store tokens until the new-store marker exists.
+        if (phase == MigrationPhase.FROM || (phase == MigrationPhase.DUAL && !newStoreTokens && !markerPresent())) {
             return from.inspect(name);
         }
-        Optional<LockInfo> fresh = to.inspect(name).map(info -> new LockInfo(info.lockName(), info.holder(),
+        return to.inspect(name).map(info -> new LockInfo(info.lockName(), info.holder(),
                 NEW_STORE_EPOCH + info.fencingToken(), info.remaining(), info.waiters()));
-        return fresh.isPresent() || phase == MigrationPhase.TO ? fresh : from.inspect(name);
     }
 
     @Override

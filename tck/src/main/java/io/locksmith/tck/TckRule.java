@@ -72,7 +72,7 @@ public enum TckRule {
             "store calls must not swallow interrupts; cancel must remove the owner's queue entry"),
     R7_3("R7.3", Level.MUST, null, "A waiter gets the lock when it is released",
             "a waiter's retries must see the release; check subscribe and the lock key after delete"),
-    R7_4("R7.4", Level.SHOULD, Capability.RELEASE_NOTIFICATION, "Handoff by notification",
+    R7_4("R7.4", Level.MUST, Capability.RELEASE_NOTIFICATION, "Handoff by notification",
             "subscribe must call back on every release (delete, expiry) of the name, from the moment it returns"),
     R7_5("R7.5", Level.MUST, Capability.FAIR, "Fair stores serve waiters in arrival order",
             "queue a waiter on its first willWait attempt and grant only to the queue head"),

@@ -6,9 +6,8 @@ import java.time.Duration;
  * The timing the kit uses against one store, all derived from one scale factor so that a slow store (or a
  * store that counts whole seconds, as etcd does) stretches every bound together.
  * <pre>{@code
- * @Override
- * protected TckTiming timing() {
- *     return TckTiming.defaults().scaledBy(2.5);   // etcd: a 1 s short lease, 5 s of slack
+ * protected TckTiming timing() {                     // in a LockTck subclass
+ *     return TckTiming.defaults().scaledBy(2.5);     // etcd: a 1 s short lease, 5 s of slack
  * }
  * }</pre>
  *

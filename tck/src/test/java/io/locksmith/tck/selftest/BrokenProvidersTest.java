@@ -82,6 +82,13 @@ class BrokenProvidersTest {
     }
 
     @Test
+    void aCorrectSessionBoundStoreWithoutTtlPassesEveryRequiredRule() {
+        TckReport report = TckRunner.run(ToyKits.CorrectSessionBoundToyTck.class, Map.of(), System.out, List.of());
+        assertTrue(report.passed(), report::toString);
+        assertEquals(0, report.count(TckReport.Status.FAILED), report::toString);
+    }
+
+    @Test
     void theCorrectFairToyStorePassesTheQueueRules() {
         List<TckRule> rules = List.of(TckRule.R7_1, TckRule.R7_2, TckRule.R7_3, TckRule.R7_5, TckRule.R7_6, TckRule.R1_1,
                 TckRule.R1_3);

@@ -19,12 +19,16 @@ final class ToyKits {
 
     /** A kit over a fresh toy store per rule; subclasses choose the flaws. */
     abstract static class ToyTck extends LockTck {
-        private final ToyStore store = new ToyStore(flaws(), fair());
+        private final ToyStore store = new ToyStore(flaws(), fair(), sessionBound());
         private final String scheme = "broken-" + getClass().getSimpleName().toLowerCase(Locale.ROOT).replace("tck", "");
 
         abstract Set<Flaw> flaws();
 
         boolean fair() {
+            return false;
+        }
+
+        boolean sessionBound() {
             return false;
         }
 
@@ -54,6 +58,19 @@ final class ToyKits {
 
         @Override
         boolean fair() {
+            return true;
+        }
+    }
+
+    /** Like a ZooKeeper store: no TTL, the lock lives with the session; the shared client enforces lease times. */
+    static class CorrectSessionBoundToyTck extends ToyTck {
+        @Override
+        Set<Flaw> flaws() {
+            return EnumSet.noneOf(Flaw.class);
+        }
+
+        @Override
+        boolean sessionBound() {
             return true;
         }
     }

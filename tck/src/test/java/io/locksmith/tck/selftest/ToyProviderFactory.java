@@ -67,6 +67,9 @@ final class ToyProviderFactory implements LockProviderFactory {
         @Override
         public Set<Capability> capabilities() {
             Set<Capability> capabilities = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION);
+            if (store.isSessionBound()) {
+                capabilities.add(Capability.SESSION_BOUND);
+            }
             if (store.isFair()) {
                 capabilities.add(Capability.FAIR);
                 capabilities.add(Capability.INSPECT_WAITERS);

@@ -29,14 +29,29 @@ final class ToyStore {
 
     private final Set<Flaw> flaws;
     private final boolean fair;
+    /** Locks live as long as their owner's session (a ZooKeeper ephemeral node): no TTL in the store. */
+    private final boolean sessionBound;
     private final Map<String, Entry> locks = new HashMap<>();
     private final Map<String, LinkedHashMap<String, HolderIdentity>> queues = new HashMap<>();
     private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
     private long lastToken;
 
     ToyStore(Set<Flaw> flaws, boolean fair) {
+        this(flaws, fair, false);
+    }
+
+    ToyStore(Set<Flaw> flaws, boolean fair, boolean sessionBound) {
         this.flaws = flaws.isEmpty() ? EnumSet.noneOf(Flaw.class) : EnumSet.copyOf(flaws);
         this.fair = fair;
+        this.sessionBound = sessionBound;
+    }
+
+    boolean isSessionBound() {
+        return sessionBound;
+    }
+
+    private boolean hasTtl() {
+        return !sessionBound && !has(Flaw.ACQUIRE_WITHOUT_TTL);
     }
 
     boolean has(Flaw flaw) {
@@ -101,7 +116,7 @@ final class ToyStore {
     }
 
     private long expiry(Duration ttl) {
-        if (has(Flaw.ACQUIRE_WITHOUT_TTL)) {
+        if (!hasTtl()) {
             return System.nanoTime() + TimeUnit.DAYS.toNanos(365);
         }
         long nanos = has(Flaw.EARLY_EXPIRY) ? ttl.toNanos() / 20 : ttl.toNanos();
@@ -116,7 +131,7 @@ final class ToyStore {
         }
         if (ours) {
             locks.put(name, new Entry(entry.ownerId, entry.holder, entry.token,
-                    has(Flaw.ACQUIRE_WITHOUT_TTL) ? entry.expiresAt : expiry(ttl)));
+                    hasTtl() ? expiry(ttl) : entry.expiresAt));
         }
         return ours || has(Flaw.RENEW_ALWAYS_TRUE);
     }
@@ -154,7 +169,7 @@ final class ToyStore {
         }
         List<HolderIdentity> waiters = new ArrayList<>(queues.getOrDefault(name, new LinkedHashMap<>()).values());
         // Without a TTL there is no time to live to show (Redis answers TTL -1).
-        Duration remaining = has(Flaw.ACQUIRE_WITHOUT_TTL) ? null : Duration.ofNanos(entry.expiresAt - now);
+        Duration remaining = hasTtl() ? Duration.ofNanos(entry.expiresAt - now) : null;
         return new LockInfo(name, entry.holder, entry.token, remaining, waiters);
     }
 

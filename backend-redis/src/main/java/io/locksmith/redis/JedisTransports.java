@@ -1,0 +1,89 @@
+package io.locksmith.redis;
+
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.LockUri;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.providers.PooledConnectionProvider;
+import redis.clients.jedis.providers.SentineledConnectionProvider;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/** Builds Jedis connection pools from {@link RedisSettings}. */
+final class JedisTransports {
+
+    private JedisTransports() {
+    }
+
+    /** A pool on one node: the single-node deployment, or one RedLock node. */
+    static RedisCommands node(RedisSettings settings, LockUri.HostPort host, String description) {
+        JedisClientConfig config = clientConfig(settings);
+        HostAndPort address = new HostAndPort(host.host(), host.port());
+        return new JedisCommands(new PooledConnectionProvider(address, config, poolConfig(settings)), () -> address,
+                config, description);
+    }
+
+    /** A pool that asks the Sentinels for the primary and follows its failovers. */
+    static RedisCommands sentinel(RedisSettings settings, String description) {
+        JedisClientConfig config = clientConfig(settings);
+        Set<HostAndPort> sentinels = new LinkedHashSet<>();
+        for (LockUri.HostPort host : settings.hosts()) {
+            sentinels.add(new HostAndPort(host.host(), host.port()));
+        }
+        DefaultJedisClientConfig.Builder sentinelConfig = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis(settings.timeout().toMillis()))
+                .socketTimeoutMillis(millis(settings.timeout().toMillis()))
+                .ssl(settings.ssl());
+        if (settings.sentinelPassword() != null) {
+            sentinelConfig.password(settings.sentinelPassword());
+        }
+        SentineledConnectionProvider provider;
+        try {
+            provider = new SentineledConnectionProvider(settings.masterName(), config, poolConfig(settings), sentinels,
+                    sentinelConfig.build());
+        } catch (JedisException e) {
+            throw new LockStoreException(description + ": cannot find the primary of '" + settings.masterName()
+                    + "' through the Sentinels: " + e.getMessage(), e);
+        }
+        return new JedisCommands(provider, provider::getCurrentMaster, config, description);
+    }
+
+    private static JedisClientConfig clientConfig(RedisSettings settings) {
+        DefaultJedisClientConfig.Builder builder = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis(settings.timeout().toMillis()))
+                .socketTimeoutMillis(millis(settings.commandTimeout().toMillis()))
+                .database(settings.database())
+                .ssl(settings.ssl())
+                .clientName("locksmith");
+        if (settings.user() != null) {
+            builder.user(settings.user());
+        }
+        if (settings.password() != null) {
+            builder.password(settings.password());
+        }
+        return builder.build();
+    }
+
+    private static GenericObjectPoolConfig<Connection> poolConfig(RedisSettings settings) {
+        // Jedis' pool defaults test idle connections in the background, so one broken by a server restart or
+        // a failover is dropped before it is handed out, most of the time.
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(settings.poolSize());
+        pool.setMaxIdle(settings.poolSize());
+        pool.setMinIdle(0);
+        // A full pool is a timeout like any other, never an endless wait.
+        pool.setMaxWait(settings.timeout());
+        pool.setJmxEnabled(false);
+        return pool;
+    }
+
+    private static int millis(long millis) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, millis));
+    }
+}

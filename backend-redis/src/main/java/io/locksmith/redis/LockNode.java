@@ -1,0 +1,203 @@
+package io.locksmith.redis;
+
+import io.locksmith.HolderIdentity;
+import io.locksmith.LockStoreException;
+import io.locksmith.redis.RedisCommands.ReplicaAck;
+import io.locksmith.redis.RedisCommands.Reply;
+import io.locksmith.spi.Owner;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The lock protocol on one Redis deployment: runs the scripts by SHA (with the text as fallback) and reads
+ * their replies. Everything here is the same for Jedis and Redisson; {@link RedisCommands} is the transport.
+ */
+final class LockNode implements AutoCloseable {
+
+    /** What {@code acquire.lua} answered. {@code replicasAcknowledged} is -1 when no WAIT was asked for. */
+    record Acquired(boolean granted, long token, int replicasAcknowledged) {
+    }
+
+    /** What {@code inspect.lua} answered for a held lock. */
+    record Holding(String ownerId, HolderIdentity holder, long token, Duration remaining) {
+    }
+
+    /**
+     * How long an abandoned acquire stays refused: far longer than a request can wait in a socket buffer or
+     * a paused server before Redis runs it.
+     */
+    static final Duration ABANDONED_MARKER = Duration.ofMinutes(10);
+
+    private final RedisCommands commands;
+    private final ReplicaAck ack;
+
+    /**
+     * @param ack replicas that must acknowledge acquire and renew ({@code WAIT}), or {@code null}
+     */
+    LockNode(RedisCommands commands, ReplicaAck ack) {
+        this.commands = commands;
+        this.ack = ack;
+    }
+
+    Acquired acquire(String name, Owner owner, Duration ttl) {
+        Reply reply = run(LuaScript.ACQUIRE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
+                        RedisLockKeys.abandonedKey(name, owner.id())),
+                List.of(owner.id(), owner.holder().encode(), Long.toString(millis(ttl))), ack);
+        List<?> values = list(reply.value(), LuaScript.ACQUIRE);
+        boolean granted = number(values.get(0)) == 1;
+        return new Acquired(granted, granted ? number(values.get(1)) : -1, reply.replicasAcknowledged());
+    }
+
+    boolean release(String name, String ownerId) {
+        Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name)),
+                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
+        return number(reply.value()) == 1;
+    }
+
+    /**
+     * Release after an acquire with an unknown outcome: deletes the owner's lock if there is one, and makes
+     * sure a late copy of the acquire request is refused (the owner id is never used again).
+     */
+    boolean releaseAbandoned(String name, String ownerId) {
+        Reply reply = run(LuaScript.RELEASE_ABANDONED, List.of(RedisLockKeys.lockKey(name),
+                RedisLockKeys.abandonedKey(name, ownerId)),
+                List.of(ownerId, RedisLockKeys.releaseChannel(name), Long.toString(ABANDONED_MARKER.toMillis())), null);
+        return number(reply.value()) == 1;
+    }
+
+    /**
+     * @throws ReplicasNotAcknowledged if the renewal was made but not acknowledged by enough replicas
+     */
+    boolean renew(String name, String ownerId, Duration ttl) {
+        Reply reply = run(LuaScript.RENEW, List.of(RedisLockKeys.lockKey(name)),
+                List.of(ownerId, Long.toString(millis(ttl))), ack);
+        boolean renewed = number(reply.value()) == 1;
+        if (renewed) {
+            requireAcknowledged(reply.replicasAcknowledged(), name);
+        }
+        return renewed;
+    }
+
+    /** One script call for all: fine on a single primary; Redis Cluster would need one call per slot. */
+    List<Boolean> renewAll(List<String> names, List<String> ownerIds, List<Duration> ttls) {
+        List<String> keys = new ArrayList<>(names.size());
+        List<String> args = new ArrayList<>(names.size() * 2);
+        for (int i = 0; i < names.size(); i++) {
+            keys.add(RedisLockKeys.lockKey(names.get(i)));
+            args.add(ownerIds.get(i));
+            args.add(Long.toString(millis(ttls.get(i))));
+        }
+        Reply reply = run(LuaScript.RENEW_ALL, keys, args, ack);
+        List<?> values = list(reply.value(), LuaScript.RENEW_ALL);
+        if (values.size() != names.size()) {
+            throw new LockStoreException(commands.describe() + " answered " + values.size() + " renewal results for "
+                    + names.size() + " locks", null);
+        }
+        List<Boolean> results = new ArrayList<>(values.size());
+        boolean any = false;
+        for (Object value : values) {
+            boolean renewed = number(value) == 1;
+            any |= renewed;
+            results.add(renewed);
+        }
+        if (any) {
+            requireAcknowledged(reply.replicasAcknowledged(), null);
+        }
+        return results;
+    }
+
+    /** @return the holding, or {@code null} if the lock is free */
+    Holding inspect(String name) {
+        Reply reply = run(LuaScript.INSPECT, List.of(RedisLockKeys.lockKey(name)), List.of(), null);
+        List<?> values = list(reply.value(), LuaScript.INSPECT);
+        if (values.isEmpty()) {
+            return null;
+        }
+        long pttl = number(values.get(3));
+        return new Holding(String.valueOf(values.get(0)), HolderIdentity.decode(String.valueOf(values.get(1))),
+                number(values.get(2)), pttl < 0 ? null : Duration.ofMillis(pttl));
+    }
+
+    /** RedLock: sets the holding's token and raises the counter to it; false if the lock is no longer the owner's. */
+    boolean raiseFence(String name, String ownerId, long token) {
+        Reply reply = run(LuaScript.RAISE_FENCE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name)),
+                List.of(ownerId, Long.toString(token)), ack);
+        return number(reply.value()) == 1;
+    }
+
+    AutoCloseable subscribe(String name, Runnable onRelease) {
+        return commands.subscribe(RedisLockKeys.releaseChannel(name), onRelease);
+    }
+
+    /** Fails fast, at creation, if the server is unreachable or refuses the credentials. */
+    void ping() {
+        run(LuaScript.INSPECT, List.of(RedisLockKeys.lockKey("locksmith-ping")), List.of(), null);
+    }
+
+    ReplicaAck replicaAck() {
+        return ack;
+    }
+
+    String describe() {
+        return commands.describe();
+    }
+
+    @Override
+    public void close() {
+        commands.close();
+    }
+
+    /** The write reached the primary but fewer replicas than asked for confirmed it. */
+    static final class ReplicasNotAcknowledged extends LockStoreException {
+        private static final long serialVersionUID = 1L;
+
+        ReplicasNotAcknowledged(String lockName, String message) {
+            super(lockName, message, null);
+        }
+    }
+
+    void requireAcknowledged(int acknowledged, String lockName) {
+        if (ack != null && acknowledged < ack.replicas()) {
+            throw new ReplicasNotAcknowledged(lockName, commands.describe() + ": only " + acknowledged + " of "
+                    + ack.replicas() + " replica(s) acknowledged the write within " + ack.timeout().toMillis() + " ms");
+        }
+    }
+
+    private Reply run(LuaScript script, List<String> keys, List<String> args, ReplicaAck replicaAck) {
+        try {
+            return commands.evalsha(script.sha(), keys, args, replicaAck);
+        } catch (RedisCommands.NoScriptException e) {
+            return commands.eval(script.text(), keys, args, replicaAck);
+        }
+    }
+
+    private List<?> list(Object value, LuaScript script) {
+        if (value instanceof List<?> list) {
+            return list;
+        }
+        throw new LockStoreException(commands.describe() + " answered " + value + " to the " + script.name()
+                + " script; expected an array", null);
+    }
+
+    private long number(Object value) {
+        if (value instanceof Number number) {
+            return number.longValue();
+        }
+        if (value instanceof String text) {
+            try {
+                return Long.parseLong(text);
+            } catch (NumberFormatException ignored) {
+                // reported below
+            }
+        }
+        throw new LockStoreException(commands.describe() + " answered '" + value + "' where a number was expected", null);
+    }
+
+    /** Redis counts TTLs in whole milliseconds; a partial millisecond is rounded up, never down. */
+    static long millis(Duration ttl) {
+        long millis = ttl.toMillis();
+        return ttl.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
+    }
+}

@@ -1,0 +1,47 @@
+package io.locksmith.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * One Lua script of the lock protocol, read once from the class path, with the SHA-1 the server knows it by.
+ * The SHA is computed here, so the first call needs no {@code SCRIPT LOAD}: it is an {@code EVALSHA}, and
+ * only a server that does not know the script yet (new, restarted, flushed) gets the text with {@code EVAL}.
+ */
+record LuaScript(String name, String text, String sha) {
+
+    static final LuaScript ACQUIRE = load("acquire");
+    static final LuaScript RELEASE = load("release");
+    static final LuaScript RELEASE_ABANDONED = load("release_abandoned");
+    static final LuaScript RENEW = load("renew");
+    static final LuaScript RENEW_ALL = load("renew_all");
+    static final LuaScript INSPECT = load("inspect");
+    static final LuaScript RAISE_FENCE = load("raise_fence");
+
+    static LuaScript load(String name) {
+        String resource = name + ".lua";
+        try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + resource + " is missing from the backend-redis jar");
+            }
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return new LuaScript(name, text, sha1(text));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Lua script " + resource, e);
+        }
+    }
+
+    private static String sha1(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JVM has no SHA-1", e);
+        }
+    }
+}

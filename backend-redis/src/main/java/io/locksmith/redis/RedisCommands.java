@@ -1,0 +1,66 @@
+package io.locksmith.redis;
+
+import io.locksmith.LockStoreException;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The few Redis commands the lock protocol needs, on one Redis deployment (a node, or a Sentinel-watched
+ * primary): the only part that differs between Jedis and Redisson. Replies come back as Java values:
+ * integers as {@link Long}, bulk strings as {@link String}, arrays as {@link List}.
+ *
+ * <p>Every failure to reach the server or to get an answer is a {@link LockStoreException} whose message
+ * names the server (never the password).
+ */
+interface RedisCommands extends AutoCloseable {
+
+    /** Ask the primary to confirm a write on {@code replicas} replicas within {@code timeout} ({@code WAIT}). */
+    record ReplicaAck(int replicas, Duration timeout) {
+    }
+
+    /**
+     * A script's reply, and how many replicas acknowledged it when a {@link ReplicaAck} was asked for
+     * ({@code -1} otherwise).
+     */
+    record Reply(Object value, int replicasAcknowledged) {
+    }
+
+    /** The server does not know the script: send its text with {@link #eval}. */
+    final class NoScriptException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NoScriptException(Throwable cause) {
+            super("NOSCRIPT", cause, false, false);
+        }
+    }
+
+    /**
+     * {@code EVALSHA}, followed by {@code WAIT} on the same connection when {@code ack} is not null.
+     *
+     * @throws NoScriptException  if the server does not know the script
+     * @throws LockStoreException if the server cannot be reached or answers with an error
+     */
+    Reply evalsha(String sha, List<String> keys, List<String> args, ReplicaAck ack);
+
+    /**
+     * {@code EVAL}, which also caches the script on the server, followed by {@code WAIT} as {@link #evalsha}.
+     *
+     * @throws LockStoreException if the server cannot be reached or answers with an error
+     */
+    Reply eval(String script, List<String> keys, List<String> args, ReplicaAck ack);
+
+    /**
+     * Calls {@code onMessage} for every message on {@code channel}, until the returned handle is closed. All
+     * channels of one {@code RedisCommands} share one subscription connection. After that connection was
+     * lost and restored, every listener is called once, since a message may have been missed meanwhile.
+     */
+    AutoCloseable subscribe(String channel, Runnable onMessage);
+
+    /** The server for messages, e.g. {@code 127.0.0.1:6379/0 (jedis)}; never the password. */
+    String describe();
+
+    /** Closes connections and threads this object opened (not a client it was given). */
+    @Override
+    void close();
+}

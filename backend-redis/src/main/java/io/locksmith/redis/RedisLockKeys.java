@@ -1,0 +1,46 @@
+package io.locksmith.redis;
+
+import java.util.Objects;
+
+/**
+ * The Redis keys and channel of a lock name: the wire layout that every Locksmith client, Jedis or
+ * Redisson, agrees on. The name sits in a {@code {...}} hash tag, so the lock and its fencing counter
+ * live in one Redis Cluster slot and one script may touch both.
+ *
+ * <ul>
+ * <li>{@code locksmith:{NAME}}: a hash with fields {@code owner}, {@code holder}, {@code token}, and the
+ *     lock's TTL;</li>
+ * <li>{@code locksmith:{NAME}:fence}: the fencing counter, without TTL;</li>
+ * <li>{@code locksmith:{NAME}:released}: the channel a release publishes on;</li>
+ * <li>{@code locksmith:{NAME}:abandoned:OWNER}: a short-lived marker of an acquire attempt its client gave
+ *     up after a time-out, so that the attempt is refused if it still reaches the server.</li>
+ * </ul>
+ * Tests use {@link #lockKey} to expire a lock behind its holder's back ({@code PEXPIRE key 1}).
+ */
+public final class RedisLockKeys {
+
+    private static final String PREFIX = "locksmith:{";
+
+    private RedisLockKeys() {
+    }
+
+    /** The hash that holds the lock {@code name}. */
+    public static String lockKey(String name) {
+        return PREFIX + Objects.requireNonNull(name, "name cannot be null") + "}";
+    }
+
+    /** The fencing counter of the lock {@code name}. */
+    public static String fenceKey(String name) {
+        return lockKey(name) + ":fence";
+    }
+
+    /** The marker of an abandoned acquire attempt by {@code ownerId}. */
+    static String abandonedKey(String name, String ownerId) {
+        return lockKey(name) + ":abandoned:" + ownerId;
+    }
+
+    /** The channel on which releases of the lock {@code name} are published. */
+    public static String releaseChannel(String name) {
+        return lockKey(name) + ":released";
+    }
+}

@@ -1,0 +1,133 @@
+package io.locksmith.redis;
+
+import io.locksmith.LockInfo;
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Capability;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.Owner;
+import io.locksmith.spi.RenewRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Locks on one Redis primary: a single node, or the primary a Sentinel group points at. Every operation is
+ * one script; the fencing token is the name's counter, bumped by the acquire script.
+ */
+final class RedisLockProvider implements LockProvider {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisLockProvider.class);
+
+    private final LockNode node;
+    private final String description;
+
+    RedisLockProvider(LockNode node, String description) {
+        this.node = node;
+        this.description = description;
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(AcquireRequest request) {
+        LockNode.Acquired acquired = node.acquire(request.name(), request.owner(), request.ttl());
+        if (!acquired.granted()) {
+            return Optional.empty();
+        }
+        try {
+            node.requireAcknowledged(acquired.replicasAcknowledged(), request.name());
+        } catch (LockNode.ReplicasNotAcknowledged e) {
+            // A failover now could forget the lock: do not hand out a grant the replicas do not have.
+            releaseAfterFailure(request.name(), request.owner().id(), e);
+            throw e;
+        }
+        return Optional.of(new Grant(request.name(), request.owner(), acquired.token(), request.ttl()));
+    }
+
+    private void releaseAfterFailure(String name, String ownerId, LockStoreException failure) {
+        try {
+            node.release(name, ownerId);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration ttl) {
+        return node.renew(grant.name(), grant.owner().id(), ttl);
+    }
+
+    @Override
+    public List<Boolean> renewAll(List<RenewRequest> requests) {
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>(requests.size());
+        List<String> owners = new ArrayList<>(requests.size());
+        List<Duration> ttls = new ArrayList<>(requests.size());
+        for (RenewRequest request : requests) {
+            names.add(request.grant().name());
+            owners.add(request.grant().owner().id());
+            ttls.add(request.ttl());
+        }
+        return node.renewAll(names, owners, ttls);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return node.release(grant.name(), grant.owner().id());
+    }
+
+    /** A late copy of the failed acquire must not take the lock after this: see {@code release_abandoned.lua}. */
+    @Override
+    public void releaseAmbiguous(String name, Owner owner) {
+        node.releaseAbandoned(name, owner.id());
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        LockNode.Holding holding = node.inspect(name);
+        return holding == null ? Optional.empty()
+                : Optional.of(new LockInfo(name, holding.holder(), holding.token(), holding.remaining(), List.of()));
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW);
+    }
+
+    @Override
+    public Duration effectiveTtl(Duration requested) {
+        return Duration.ofMillis(LockNode.millis(requested));
+    }
+
+    @Override
+    public AutoCloseable subscribe(String name, Runnable onChange) {
+        return node.subscribe(name, onChange);
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    @Override
+    public void close() {
+        try {
+            node.close();
+        } catch (RuntimeException e) {
+            LOG.debug("closing {} failed", description, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+}

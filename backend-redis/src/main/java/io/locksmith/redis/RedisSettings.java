@@ -1,0 +1,148 @@
+package io.locksmith.redis;
+
+import io.locksmith.LockConfigurationException;
+import io.locksmith.redis.RedisCommands.ReplicaAck;
+import io.locksmith.spi.LockUri;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What a Redis URI says, checked once: deployment, hosts, credentials, database, transport and timeouts.
+ * Grammar and parameters: {@code docs/REDIS.md}.
+ */
+record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String masterName, int database,
+                     String user, String password, String sentinelPassword, boolean ssl, Transport transport,
+                     Duration timeout, int poolSize, ReplicaAck replicaAck) {
+
+    static final int DEFAULT_PORT = 6379;
+    static final int DEFAULT_SENTINEL_PORT = 26379;
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+    static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(100);
+
+    enum Deployment { SINGLE, SENTINEL, REDLOCK }
+
+    enum Transport { JEDIS, REDISSON }
+
+    static RedisSettings parse(LockUri uri) {
+        String scheme = uri.scheme();
+        Deployment deployment = switch (scheme) {
+            case "redis", "rediss" -> Deployment.SINGLE;
+            case "redis-sentinel", "rediss-sentinel" -> Deployment.SENTINEL;
+            case "redlock" -> Deployment.REDLOCK;
+            default -> throw new LockConfigurationException("'" + uri + "' is not a Redis URI");
+        };
+        boolean ssl = scheme.startsWith("rediss") || (deployment == Deployment.REDLOCK && uri.bool("ssl", false));
+        List<LockUri.HostPort> hosts = uri.hosts(deployment == Deployment.SENTINEL ? DEFAULT_SENTINEL_PORT : DEFAULT_PORT);
+        String masterName = null;
+        String databasePart;
+        if (deployment == Deployment.SENTINEL) {
+            String[] parts = uri.path().replaceFirst("^/", "").split("/", -1);
+            masterName = parts[0];
+            if (masterName.isEmpty() || parts.length > 2) {
+                throw new LockConfigurationException("'" + uri + "' must name the Sentinel master group as its path,"
+                        + " e.g. redis-sentinel://h1:26379,h2:26379/mymaster or .../mymaster/0 for database 0");
+            }
+            databasePart = parts.length == 2 ? parts[1] : "";
+        } else {
+            if (deployment == Deployment.SINGLE && hosts.size() > 1) {
+                throw new LockConfigurationException("'" + uri + "' names " + hosts.size() + " hosts; " + scheme
+                        + ":// takes one. For several independent primaries use redlock://h1,h2,h3; for"
+                        + " Sentinel use redis-sentinel://s1:26379,s2:26379/mymaster");
+            }
+            if (deployment == Deployment.REDLOCK && hosts.size() < 3) {
+                throw new LockConfigurationException("'" + uri + "' names " + hosts.size() + " host(s); RedLock needs"
+                        + " at least 3 independent primaries (an odd number: 3 or 5)");
+            }
+            databasePart = uri.path().replaceFirst("^/", "");
+        }
+        int database = parseDatabase(databasePart, uri);
+        String user = null;
+        String password = null;
+        if (uri.userInfo().isPresent()) {
+            String info = uri.userInfo().get();
+            int colon = info.indexOf(':');
+            if (colon < 0) {
+                password = info; // as Lettuce reads redis://secret@host
+            } else {
+                user = colon == 0 ? null : info.substring(0, colon);
+                password = info.substring(colon + 1);
+            }
+        }
+        String sentinelPassword = deployment == Deployment.SENTINEL ? uri.parameter("sentinelPassword").orElse(null) : null;
+        Transport transport = switch (uri.string("client", "jedis").strip().toLowerCase(Locale.ROOT)) {
+            case "jedis" -> Transport.JEDIS;
+            case "redisson" -> Transport.REDISSON;
+            default -> throw new LockConfigurationException("parameter 'client' of '" + uri + "' must be jedis or redisson, was '"
+                    + uri.parameters().get("client") + "'");
+        };
+        Duration timeout = uri.duration("timeout", DEFAULT_TIMEOUT);
+        int poolSize = uri.integer("poolSize", 8, 1, 1024);
+        return new RedisSettings(deployment, hosts, masterName, database, user, password, sentinelPassword, ssl,
+                transport, timeout, poolSize, replicaAck(uri));
+    }
+
+    static ReplicaAck replicaAck(LockUri uri) {
+        int replicas = uri.integer("waitReplicas", 0, 0, 100);
+        if (replicas == 0) {
+            if (uri.parameters().containsKey("waitTimeout")) {
+                throw new LockConfigurationException("parameter 'waitTimeout' of '" + uri
+                        + "' has no effect without waitReplicas=N (N >= 1)");
+            }
+            return null;
+        }
+        return new ReplicaAck(replicas, uri.duration("waitTimeout", DEFAULT_WAIT_TIMEOUT));
+    }
+
+    private static int parseDatabase(String text, LockUri uri) {
+        if (text.isEmpty()) {
+            return 0;
+        }
+        try {
+            int database = Integer.parseInt(text);
+            if (database < 0) {
+                throw new NumberFormatException();
+            }
+            return database;
+        } catch (NumberFormatException e) {
+            throw new LockConfigurationException("'" + uri + "' has path '" + uri.path() + "'; the path is the database"
+                    + " number, e.g. /0");
+        }
+    }
+
+    /** How long a command may take: the command timeout, plus the WAIT timeout when replicas must acknowledge. */
+    Duration commandTimeout() {
+        return replicaAck == null ? timeout : timeout.plus(replicaAck.timeout());
+    }
+
+    /** The deployment for messages, without credentials, e.g. {@code redis://127.0.0.1:6379/0 (jedis)}. */
+    String describe() {
+        String transportName = transport.name().toLowerCase(Locale.ROOT);
+        return switch (deployment) {
+            case SINGLE -> (ssl ? "rediss://" : "redis://") + hosts.get(0) + "/" + database + " (" + transportName + ")";
+            case SENTINEL -> (ssl ? "rediss-sentinel://" : "redis-sentinel://") + joined() + "/" + masterName + "/"
+                    + database + " (" + transportName + ")";
+            case REDLOCK -> "redlock://" + joined() + "/" + database + " (" + transportName + ", majority "
+                    + (hosts.size() / 2 + 1) + " of " + hosts.size() + ")";
+        };
+    }
+
+    /** One RedLock node, for messages. */
+    String describeNode(LockUri.HostPort host) {
+        return (ssl ? "rediss://" : "redis://") + host + "/" + database + " (" + transport.name().toLowerCase(Locale.ROOT) + ")";
+    }
+
+    private String joined() {
+        StringBuilder text = new StringBuilder();
+        for (LockUri.HostPort host : hosts) {
+            text.append(text.length() == 0 ? "" : ",").append(host);
+        }
+        return text.toString();
+    }
+
+    @Override
+    public String toString() {
+        return describe(); // never the passwords
+    }
+}

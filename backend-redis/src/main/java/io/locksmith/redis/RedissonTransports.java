@@ -1,0 +1,96 @@
+package io.locksmith.redis;
+
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.LockUri;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
+import org.redisson.config.SentinelServersConfig;
+import org.redisson.config.SingleServerConfig;
+
+/**
+ * Builds Redisson clients from {@link RedisSettings}, for {@code ?client=redisson}. Only this class and
+ * {@link RedissonCommands} touch Redisson, so Jedis users do not need it on the class path.
+ */
+final class RedissonTransports {
+
+    private RedissonTransports() {
+    }
+
+    static RedisCommands node(RedisSettings settings, LockUri.HostPort host, String description) {
+        Config config = baseConfig();
+        SingleServerConfig server = config.useSingleServer()
+                .setAddress((settings.ssl() ? "rediss://" : "redis://") + host)
+                .setDatabase(settings.database())
+                .setConnectionPoolSize(settings.poolSize())
+                .setConnectionMinimumIdleSize(1)
+                .setSubscriptionConnectionPoolSize(1)
+                .setSubscriptionConnectionMinimumIdleSize(1);
+        server.setTimeout(millis(settings.commandTimeout().toMillis()))
+                .setConnectTimeout(millis(settings.timeout().toMillis()))
+                .setRetryAttempts(0)
+                .setSubscriptionsPerConnection(10_000)
+                .setUsername(settings.user())
+                .setPassword(settings.password());
+        return new RedissonCommands(create(config, description), true, description);
+    }
+
+    static RedisCommands sentinel(RedisSettings settings, String description) {
+        Config config = baseConfig();
+        SentinelServersConfig servers = config.useSentinelServers()
+                .setMasterName(settings.masterName())
+                .setDatabase(settings.database())
+                .setCheckSentinelsList(false)
+                .setReadMode(ReadMode.MASTER)
+                .setMasterConnectionPoolSize(settings.poolSize())
+                .setMasterConnectionMinimumIdleSize(1)
+                .setSlaveConnectionPoolSize(1)
+                .setSlaveConnectionMinimumIdleSize(0)
+                .setSubscriptionConnectionPoolSize(1)
+                .setSubscriptionConnectionMinimumIdleSize(1);
+        for (LockUri.HostPort host : settings.hosts()) {
+            servers.addSentinelAddress((settings.ssl() ? "rediss://" : "redis://") + host);
+        }
+        if (settings.sentinelPassword() != null) {
+            servers.setSentinelPassword(settings.sentinelPassword());
+        }
+        servers.setTimeout(millis(settings.commandTimeout().toMillis()))
+                .setConnectTimeout(millis(settings.timeout().toMillis()))
+                .setRetryAttempts(0)
+                .setSubscriptionsPerConnection(10_000)
+                .setUsername(settings.user())
+                .setPassword(settings.password());
+        return new RedissonCommands(create(config, description), true, description);
+    }
+
+    /** Wraps a client the application already has; closing the provider leaves it open. */
+    static RedisCommands existing(RedissonClient client, String description) {
+        return new RedissonCommands(client, false, description);
+    }
+
+    // setRetryAttempts(0): a Redisson retry would stretch a command past the configured timeout; the lock
+    // client retries on its own, with backoff, and every script is safe to repeat.
+
+    private static Config baseConfig() {
+        Config config = new Config();
+        config.setCodec(StringCodec.INSTANCE);
+        // A lock client needs few threads; Redisson's defaults size for a cache server.
+        config.setThreads(2);
+        config.setNettyThreads(4);
+        return config;
+    }
+
+    private static RedissonClient create(Config config, String description) {
+        try {
+            return Redisson.create(config);
+        } catch (RuntimeException e) {
+            throw new LockStoreException(description + ": cannot connect: " + e.getMessage(), e);
+        }
+    }
+
+    private static int millis(long millis) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, millis));
+    }
+}

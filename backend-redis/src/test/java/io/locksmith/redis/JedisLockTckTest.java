@@ -1,0 +1,34 @@
+package io.locksmith.redis;
+
+import io.locksmith.LockClient;
+import io.locksmith.tck.LockTck;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The full TCK on one redis-server through Jedis. */
+class JedisLockTckTest extends LockTck {
+
+    static RedisServer server;
+
+    @BeforeAll
+    static void startServer() {
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open("redis://" + server.address());
+    }
+
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        server.expireNow(lockName);
+    }
+}

@@ -1,0 +1,34 @@
+package io.locksmith.redis;
+
+import io.locksmith.LockClient;
+import io.locksmith.tck.LockTck;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The full TCK on a Sentinel-monitored primary with a replica (Jedis). */
+class SentinelLockTckTest extends LockTck {
+
+    static SentinelGroup group;
+
+    @BeforeAll
+    static void startGroup() {
+        group = new SentinelGroup();
+    }
+
+    @AfterAll
+    static void stopGroup() {
+        if (group != null) {
+            group.close();
+        }
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open(group.uri());
+    }
+
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        group.currentPrimary().expireNow(lockName);
+    }
+}

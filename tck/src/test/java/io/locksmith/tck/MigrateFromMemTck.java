@@ -1,0 +1,26 @@
+package io.locksmith.tck;
+
+import io.locksmith.LockClient;
+import io.locksmith.mem.MemStore;
+
+import java.util.UUID;
+
+/**
+ * The whole kit against {@code migrate:} over two in-JVM stores in phase {@code from}: a migrating client
+ * must be as good a lock as a plain one. Cross-phase exclusion and tokens: lock-api's MigrationTest.
+ */
+class MigrateFromMemTck extends LockTck {
+
+    private final String oldStore = "old-" + UUID.randomUUID();
+    private final String newStore = "new-" + UUID.randomUUID();
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open("migrate:?from=mem://" + oldStore + "&to=mem://" + newStore + "&phase=from");
+    }
+
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        MemStore.named(oldStore).expire(lockName);
+    }
+}
