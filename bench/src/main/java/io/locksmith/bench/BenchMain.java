@@ -23,6 +23,10 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (java.util.List.of(args).contains("--help") || java.util.List.of(args).contains("-h")) {
+            System.out.println(BenchOptions.USAGE);
+            return;
+        }
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
