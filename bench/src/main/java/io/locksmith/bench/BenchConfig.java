@@ -29,12 +29,12 @@ record BenchConfig(Duration warmup, Duration measure, int contenders, Duration h
     }
 
     /**
-     * About four minutes: shorter windows, and a 3 s lease held for 10 s, so renewal runs about as many
+     * About four minutes: shorter windows, and a 6 s lease held for 12 s, so renewal runs about as many
      * rounds (one every lease/3) as the full run's 30 s lease does in 60 s.
      */
     static BenchConfig quick() {
         return new BenchConfig(Duration.ofMillis(500), Duration.ofMillis(1500), 8, Duration.ofMillis(1),
-                Duration.ofMillis(20), 32, 10_000, 10_000, Duration.ofSeconds(10), Duration.ofSeconds(3),
+                Duration.ofMillis(20), 32, 10_000, 10_000, Duration.ofSeconds(12), Duration.ofSeconds(6),
                 Duration.ofSeconds(10));
     }
 

@@ -27,8 +27,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
               --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
               --warmup D / --measure D   per subject and scenario, e.g. 2s, 500ms
-              --renewal-hold D           how long the renewal scenario holds its locks (full 60s, quick 10s)
-              --renewal-lease D          lease (watchdog timeout, TTL) of the renewed locks (full 30s, quick 3s)
+              --renewal-hold D           how long the renewal scenario holds its locks (full 60s, quick 12s)
+              --renewal-lease D          lease (watchdog timeout, TTL) of the renewed locks (full 30s, quick 6s)
               --renewal-locks N          locks held in the renewal scenario (default 10000)
               --out DIR                  where latest.md and latest.json go (default bench/results)
               --update-doc FILE          also put the results between the results markers of FILE

@@ -26,6 +26,7 @@ final class Report {
             Scenario.MANY_NAMES, List.of(new Column("ops_per_s", "ops/s", true), new Column("p50_us", "p50 µs", true),
                     new Column("p99_us", "p99 µs", true)),
             Scenario.RENEWAL, List.of(new Column("store_requests_per_s", "store requests/s", true),
+                    new Column("requests_per_round", "requests per lease/3", false),
                     new Column("client_cpu_pct", "client CPU %", true), new Column("heap_mb", "heap MB", true)));
 
     private final List<Result> results;

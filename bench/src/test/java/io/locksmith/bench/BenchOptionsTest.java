@@ -33,7 +33,7 @@ class BenchOptionsTest {
 
         assertTrue(options.quick());
         assertEquals(Duration.ofSeconds(20), options.config().renewalHold());
-        assertEquals(Duration.ofSeconds(3), options.config().renewalLease());
+        assertEquals(Duration.ofSeconds(6), options.config().renewalLease());
         assertEquals(Duration.ofMillis(500), options.config().measure());
         assertEquals(EnumSet.of(Store.REDIS, Store.MEM), options.stores());
         assertEquals(EnumSet.of(Scenario.MANY_NAMES, Scenario.RENEWAL), options.scenarios());
