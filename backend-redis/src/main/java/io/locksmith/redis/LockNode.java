@@ -127,6 +127,29 @@ final class LockNode implements AutoCloseable {
         return number(reply.value()) == 1;
     }
 
+    void registryPut(String key, String value, Duration ttl) {
+        run(LuaScript.REGISTRY_PUT, List.of(RedisLockKeys.registryKey(key), RedisLockKeys.registryIndex()),
+                List.of(value, ttl == null ? "" : Long.toString(millis(ttl))), null);
+    }
+
+    /** The live records under {@code prefix}, as key-value pairs in registry keys (without the Redis prefix). */
+    java.util.Map<String, String> registryList(String prefix) {
+        Reply reply = run(LuaScript.REGISTRY_LIST, List.of(RedisLockKeys.registryIndex()),
+                List.of(RedisLockKeys.registryKey(prefix)), null);
+        List<?> values = list(reply.value(), LuaScript.REGISTRY_LIST);
+        java.util.Map<String, String> records = new java.util.TreeMap<>();
+        int strip = RedisLockKeys.registryKey("").length();
+        for (int i = 0; i + 1 < values.size(); i += 2) {
+            records.put(String.valueOf(values.get(i)).substring(strip), String.valueOf(values.get(i + 1)));
+        }
+        return records;
+    }
+
+    void registryRemove(String key) {
+        run(LuaScript.REGISTRY_REMOVE, List.of(RedisLockKeys.registryKey(key), RedisLockKeys.registryIndex()),
+                List.of(), null);
+    }
+
     AutoCloseable subscribe(String name, Runnable onRelease) {
         return commands.subscribe(RedisLockKeys.releaseChannel(name), onRelease);
     }

@@ -22,6 +22,9 @@ record LuaScript(String name, String text, String sha) {
     static final LuaScript RENEW_ALL = load("renew_all");
     static final LuaScript INSPECT = load("inspect");
     static final LuaScript RAISE_FENCE = load("raise_fence");
+    static final LuaScript REGISTRY_PUT = load("registry_put");
+    static final LuaScript REGISTRY_LIST = load("registry_list");
+    static final LuaScript REGISTRY_REMOVE = load("registry_remove");
 
     static LuaScript load(String name) {
         String resource = name + ".lua";

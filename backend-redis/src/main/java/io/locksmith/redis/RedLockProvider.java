@@ -388,6 +388,11 @@ final class RedLockProvider implements LockProvider {
     }
 
     @Override
+    public Optional<io.locksmith.spi.Registry> registry() {
+        return Optional.of(new RedisRegistry(nodes));
+    }
+
+    @Override
     public String describe() {
         return description;
     }

@@ -15,6 +15,8 @@ import java.util.Objects;
  * <li>{@code locksmith:{NAME}:abandoned:OWNER}: a short-lived marker of an acquire attempt its client gave
  *     up after a time-out, so that the attempt is refused if it still reaches the server.</li>
  * </ul>
+ * Registry records ({@link io.locksmith.spi.Registry}, for the migration phase guard) live apart, in one
+ * slot: {@code locksmith-registry:{registry}:KEY} and the index {@code locksmith-registry:{registry}}.
  * Tests use {@link #lockKey} to expire a lock behind its holder's back ({@code PEXPIRE key 1}).
  */
 public final class RedisLockKeys {
@@ -32,6 +34,16 @@ public final class RedisLockKeys {
     /** The fencing counter of the lock {@code name}. */
     public static String fenceKey(String name) {
         return lockKey(name) + ":fence";
+    }
+
+    /** The Redis key of a registry record. */
+    static String registryKey(String key) {
+        return registryIndex() + ":" + key;
+    }
+
+    /** The sorted set indexing the registry records by expiry. */
+    static String registryIndex() {
+        return "locksmith-registry:{registry}";
     }
 
     /** The marker of an abandoned acquire attempt by {@code ownerId}. */

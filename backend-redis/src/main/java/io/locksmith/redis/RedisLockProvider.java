@@ -113,6 +113,11 @@ final class RedisLockProvider implements LockProvider {
     }
 
     @Override
+    public Optional<io.locksmith.spi.Registry> registry() {
+        return Optional.of(new RedisRegistry(List.of(node)));
+    }
+
+    @Override
     public String describe() {
         return description;
     }

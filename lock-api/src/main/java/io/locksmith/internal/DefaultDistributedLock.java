@@ -212,10 +212,11 @@ final class DefaultDistributedLock implements DistributedLock {
 
     private static boolean causedByInterrupt(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            // SocketTimeoutException is an InterruptedIOException too, but a read time-out is a store failure.
-            if (cause instanceof InterruptedException
-                    || (cause instanceof java.io.InterruptedIOException && !(cause instanceof java.net.SocketTimeoutException))
-                    || cause instanceof java.nio.channels.ClosedByInterruptException) {
+            // SocketTimeoutException is an InterruptedIOException too, but it is a store time-out (an acquire whose
+            // answer was lost), not an interrupt: taking it for one would set the caller's interrupt flag.
+            if (cause instanceof InterruptedException || cause instanceof java.nio.channels.ClosedByInterruptException
+                    || (cause instanceof java.io.InterruptedIOException
+                            && !(cause instanceof java.net.SocketTimeoutException))) {
                 return true;
             }
         }

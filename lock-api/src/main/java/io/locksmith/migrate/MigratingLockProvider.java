@@ -37,8 +37,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class MigratingLockProvider implements LockProvider {
 
-    /** Added to new-store tokens: above any old-store token (2^40, about 10^12 acquisitions). */
-    static final long NEW_STORE_EPOCH = 1L << 40;
+    /**
+     * Added to new-store tokens: above any old-store token (2^56, about 7.2e16: Redis tokens are server
+     * microseconds, about 1.8e15 today; etcd revisions and ZooKeeper zxids are far smaller).
+     */
+    static final long NEW_STORE_EPOCH = 1L << 56;
 
     private final MigrationPhase phase;
     private final LockProvider from;

@@ -1,5 +1,8 @@
 package io.locksmith.tck;
 
+import io.locksmith.spi.Capability;
+import io.locksmith.tck.fault.FaultRule;
+import io.locksmith.tck.fault.LockFaultTck;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -11,17 +14,44 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Keeps docs/SPEC.md, {@link TckRule} and the test methods of {@link LockTck} in step. */
+/**
+ * Keeps docs/SPEC.md, the rule lists ({@link TckRule}, and {@link FaultRule} for the fault rules of R9) and the
+ * test methods of {@link LockTck} and {@link LockFaultTck} in step.
+ */
 class SpecSyncTest {
+
+    /** A rule of either list, with the kit class that tests it. */
+    private record Rule(String id, String level, Optional<Capability> capability, String title, String anchor,
+                        String methodPrefix, Class<?> kit) {
+    }
+
+    private static List<Rule> allRules() {
+        List<Rule> rules = new ArrayList<>();
+        for (TckRule rule : TckRule.values()) {
+            rules.add(new Rule(rule.id(), rule.level().name(), rule.capability(), rule.title(), rule.anchor(),
+                    rule.methodPrefix(), LockTck.class));
+        }
+        for (FaultRule rule : FaultRule.values()) {
+            rules.add(new Rule(rule.id(), rule.level().name(), rule.capability(), rule.title(), rule.anchor(),
+                    rule.methodPrefix(), LockFaultTck.class));
+        }
+        return rules;
+    }
+
+    private static Optional<Rule> ruleOfMethod(String method) {
+        return TckRule.idOfMethod(method).flatMap(id -> allRules().stream().filter(r -> r.id().equalsIgnoreCase(id)).findFirst());
+    }
 
     private static final Pattern RULE_HEADING = Pattern.compile("^### (R\\d+\\.\\d+) (.+)$");
 
@@ -50,7 +80,8 @@ class SpecSyncTest {
     }
 
     private static List<String> testMethods() {
-        return Arrays.stream(LockTck.class.getDeclaredMethods())
+        return Stream.of(LockTck.class, LockFaultTck.class)
+                .flatMap(kit -> Arrays.stream(kit.getDeclaredMethods()))
                 .filter(m -> m.isAnnotationPresent(org.junit.jupiter.api.Test.class))
                 .map(Method::getName)
                 .sorted()
@@ -60,7 +91,7 @@ class SpecSyncTest {
     @Test
     void everyRuleInTheSpecIsInTheRuleListAndBack() throws IOException {
         Set<String> inSpec = new TreeSet<>(specRules().keySet());
-        Set<String> inList = Arrays.stream(TckRule.values()).map(TckRule::id).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> inList = allRules().stream().map(Rule::id).collect(Collectors.toCollection(TreeSet::new));
         assertEquals(inSpec, inList, "docs/SPEC.md and TckRule disagree");
     }
 
@@ -68,7 +99,7 @@ class SpecSyncTest {
     void everyRuleHasExactlyOneTestNamedAfterIt() {
         List<String> methods = testMethods();
         List<String> problems = new ArrayList<>();
-        for (TckRule rule : TckRule.values()) {
+        for (Rule rule : allRules()) {
             List<String> tests = methods.stream().filter(m -> m.startsWith(rule.methodPrefix())).toList();
             if (tests.size() != 1) {
                 problems.add(rule.id() + " has tests " + tests + " (expected one starting with " + rule.methodPrefix() + ")");
@@ -82,9 +113,9 @@ class SpecSyncTest {
         Map<String, String> spec = specRules();
         List<String> problems = new ArrayList<>();
         for (String method : testMethods()) {
-            var rule = TckRule.ofMethod(method);
+            var rule = ruleOfMethod(method);
             if (rule.isEmpty()) {
-                problems.add(method + " names no rule of TckRule");
+                problems.add(method + " names no rule of TckRule or FaultRule");
             } else if (!method.startsWith(rule.get().methodPrefix())) {
                 problems.add(method + " should start with " + rule.get().methodPrefix());
             } else if (!spec.containsKey(rule.get().id())) {
@@ -98,12 +129,12 @@ class SpecSyncTest {
     void eachSpecRuleHasItsAnchorLevelIntentCapabilityAndTest() throws IOException {
         Map<String, String> spec = specRules();
         List<String> problems = new ArrayList<>();
-        for (TckRule rule : TckRule.values()) {
+        for (Rule rule : allRules()) {
             String text = spec.getOrDefault(rule.id(), "");
             if (!text.contains("<a id=\"" + rule.anchor() + "\"></a>")) {
                 problems.add(rule.id() + ": no anchor " + rule.anchor());
             }
-            if (!text.contains(rule.level().name())) {
+            if (!text.contains(rule.level())) {
                 problems.add(rule.id() + ": the text does not use its level " + rule.level());
             }
             if (!text.contains("Intent: ")) {
@@ -124,7 +155,7 @@ class SpecSyncTest {
         assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
 
-    private static boolean specGroupMentions(TckRule rule, String capability) {
+    private static boolean specGroupMentions(Rule rule, String capability) {
         try {
             String spec = Files.readString(Path.of("..", "docs", "SPEC.md"));
             String group = "## R" + rule.id().substring(1, rule.id().indexOf('.')) + " ";
@@ -137,8 +168,22 @@ class SpecSyncTest {
     }
 
     @Test
-    void theFaultSectionIsReserved() throws IOException {
-        String spec = Files.readString(Path.of("..", "docs", "SPEC.md"));
-        assertTrue(spec.contains("## R9 Faults (reserved for the fault-injection issue)"));
+    void theFaultRulesAreTestedByTheFaultKitAndNameTheirHooks() throws IOException {
+        Map<String, String> spec = specRules();
+        List<String> problems = new ArrayList<>();
+        for (FaultRule rule : FaultRule.values()) {
+            if (!rule.id().startsWith("R9.")) {
+                problems.add(rule.id() + " is a fault rule outside R9");
+            }
+            if (!spec.getOrDefault(rule.id(), "").contains("`" + rule.hook() + "`")) {
+                problems.add(rule.id() + ": does not name its hook " + rule.hook());
+            }
+        }
+        for (TckRule rule : TckRule.values()) {
+            if (rule.id().startsWith("R9.")) {
+                problems.add(rule.id() + " is in TckRule; fault rules belong to FaultRule and LockFaultTck");
+            }
+        }
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
 }

@@ -39,6 +39,7 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicLong delayNanos = new AtomicLong();
     private final AtomicInteger repliesToDrop = new AtomicInteger();
     private final AtomicLong forwardedChunks = new AtomicLong();
+    private final AtomicLong droppedReplies = new AtomicLong();
     private volatile boolean blackholed;
     private volatile boolean closed;
 
@@ -112,6 +113,11 @@ public final class TcpProxy implements AutoCloseable {
         return forwardedChunks.get();
     }
 
+    /** How many reply chunks {@link #dropNextReplies(int)} swallowed so far: lets a test check the fault happened. */
+    public long droppedReplies() {
+        return droppedReplies.get();
+    }
+
     private void acceptLoop() {
         while (!closed) {
             Socket client;
@@ -152,6 +158,7 @@ public final class TcpProxy implements AutoCloseable {
                         TimeUnit.NANOSECONDS.sleep(delay); // the fault itself: a slow network
                     }
                     if (isReply && repliesToDrop.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                        droppedReplies.incrementAndGet();
                         continue;
                     }
                     out.write(buffer, 0, read);

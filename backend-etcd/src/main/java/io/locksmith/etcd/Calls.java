@@ -1,0 +1,92 @@
+package io.locksmith.etcd;
+
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.locksmith.LockInterruptedException;
+import io.locksmith.LockStoreException;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * Runs one etcd request with a bound, turning failures into {@link LockStoreException}s that name the store.
+ *
+ * <p>A request that meets a transient failure (no leader, a member gone, no answer) is sent again until
+ * the time-out: when a leader dies, the request a follower forwarded to it is simply lost, and only a new
+ * attempt reaches the next leader. Every request of this backend may be repeated: puts are conditional on
+ * a key that only their owner writes, deletes compare the create revision, reads and keep-alives change
+ * nothing; a repeated lease grant leaves at most an unused lease that ends with its TTL.
+ */
+final class Calls {
+
+    /** A single attempt gets a quarter of the time-out, but at least this. */
+    private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private Calls() {
+    }
+
+    /**
+     * @param lockName the lock concerned, or {@code null}
+     * @param what     what was asked, for the message, e.g. "acquire"
+     * @throws LockStoreException       if the request failed for good, or did not succeed within {@code timeout}
+     * @throws LockInterruptedException if the thread was interrupted (the flag is restored)
+     */
+    static <T> T await(Supplier<CompletableFuture<T>> request, Duration timeout, String store, String lockName,
+                       String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long attemptNanos = Math.max(MIN_ATTEMPT_NANOS, timeout.toNanos() / 4);
+        Throwable last = null;
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new LockStoreException(lockName, store + " did not answer " + what + " within " + timeout
+                        + (last == null ? "" : " (last error: " + last.getMessage() + ")"), last);
+            }
+            CompletableFuture<T> future = request.get();
+            try {
+                return future.get(Math.min(left, attemptNanos), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                future.cancel(true);
+                Thread.currentThread().interrupt();
+                throw new LockInterruptedException(lockName, e);
+            } catch (TimeoutException e) {
+                future.cancel(true);
+                last = e;
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause() == null ? e : e.getCause();
+                if (!isTransient(cause)) {
+                    throw new LockStoreException(lockName, store + " failed to " + what + ": " + cause.getMessage(), cause);
+                }
+                last = cause;
+                LockSupport.parkNanos(Math.min(RETRY_PAUSE_NANOS, Math.max(0, deadline - System.nanoTime())));
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    throw new LockInterruptedException(lockName, new InterruptedException("interrupted during " + what));
+                }
+            }
+        }
+    }
+
+    /** Failures that a later attempt may not meet: no leader yet, a member down, a lost proposal. */
+    static boolean isTransient(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof EtcdException etcd && (etcd.getErrorCode() == ErrorCode.UNAVAILABLE
+                    || etcd.getErrorCode() == ErrorCode.DEADLINE_EXCEEDED)) {
+                return true;
+            }
+            String message = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
+            if (message.contains("no leader") || message.contains("leader changed") || message.contains("timed out")
+                    || message.contains("unavailable") || message.contains("connection refused")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,441 @@
+package io.locksmith.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.locksmith.HolderIdentity;
+import io.locksmith.LockInfo;
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Capability;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderContext;
+import io.locksmith.spi.RenewRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Locks on etcd with the revision-ordered queue recipe, done with KV transactions rather than etcd's lock
+ * service (two {@code lock()} calls on one lease both succeed there).
+ *
+ * <p>Every holder and waiter of a lock puts its own key {@code prefix + name + "/" + ownerId}, attached to
+ * the provider's shared lease for its TTL. The key with the smallest create revision holds the lock, and
+ * that revision is its fencing token: etcd's revision is global and never reused, so tokens strictly
+ * increase. A waiter keeps its key between attempts (its place in the queue) and watches the deletion of
+ * its predecessor only.
+ */
+final class EtcdLockProvider implements LockProvider {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdLockProvider.class);
+    /** etcd's default limit on operations in one transaction is 128. */
+    private static final int MAX_TXN_OPS = 100;
+    private static final long EXPIRY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private static final GetOption HEAD = GetOption.builder().isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(1).build();
+
+    private final Client client;
+    private final KV kv;
+    private final EtcdSettings settings;
+    private final EtcdKeys keys;
+    private final String store;
+    private final ScheduledExecutorService scheduler;
+    private final SharedLeases leases;
+    private final PredecessorWatches watches;
+    private final LocalExpiry expiry;
+    private volatile long minimumTtlSeconds = 1;
+
+    EtcdLockProvider(Client client, EtcdSettings settings, ProviderContext context) {
+        this.client = client;
+        this.kv = client.getKVClient();
+        this.settings = settings;
+        this.keys = new EtcdKeys(settings.prefix());
+        this.store = settings.describe();
+        String id = context.clientId().substring(0, Math.min(8, context.clientId().length()));
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "locksmith-etcd-" + id);
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.leases = new SharedLeases(client.getLeaseClient(), scheduler, context.lossListener(), store,
+                settings.timeout());
+        this.watches = new PredecessorWatches(client.getWatchClient());
+        this.expiry = new LocalExpiry(scheduler, this::expireUnrenewed);
+    }
+
+    /**
+     * Asks etcd for a one-second lease to learn the smallest TTL it grants (it raises smaller ones to
+     * 1.5 election timeouts, rounded up), and so checks that it is reachable.
+     *
+     * @throws LockStoreException if etcd does not answer
+     */
+    void probe() {
+        LeaseGrantResponse probe = Calls.await(() -> client.getLeaseClient().grant(1), settings.timeout(), store, null,
+                "grant a probe lease (is etcd running and reachable?)");
+        minimumTtlSeconds = Math.max(1, probe.getTTL());
+        client.getLeaseClient().revoke(probe.getID());
+    }
+
+    long minimumTtlSeconds() {
+        return minimumTtlSeconds;
+    }
+
+    // ---------------------------------------------------------------- acquire
+
+    @Override
+    public Optional<Grant> tryAcquire(AcquireRequest request) {
+        SharedLeases.SharedLease lease = leases.leaseFor(seconds(request.ttl()), request.name());
+        try {
+            return tryAcquire(request, lease);
+        } catch (LockStoreException e) {
+            if (!SharedLeases.isLeaseNotFound(e)) {
+                throw e;
+            }
+            // The lease was revoked or expired since its last keep-alive: nothing was written; use a fresh one.
+            leases.lost(lease, "etcd no longer knows lease " + Long.toHexString(lease.id) + " (expired or revoked)", e);
+            return tryAcquire(request, leases.leaseFor(seconds(request.ttl()), request.name()));
+        }
+    }
+
+    private Optional<Grant> tryAcquire(AcquireRequest request, SharedLeases.SharedLease lease) {
+        String name = request.name();
+        Owner owner = request.owner();
+        ByteSequence key = keys.key(name, owner.id());
+        ByteSequence directory = keys.directory(name);
+        long sentAt = System.nanoTime();
+        // The shared lease was last kept alive up to a third of its TTL ago: refresh it alongside the
+        // transaction, so that a grant is good for its whole TTL from now, at no extra round trip.
+        CompletableFuture<Void> refresh = lease.guaranteedUntil() - sentAt < request.ttl().toNanos() * 9 / 10
+                ? leases.refresh(lease) : null;
+        TxnResponse answer = Calls.await(() -> kv.txn()
+                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(key, value(owner.holder()), PutOption.builder().withLeaseId(lease.id).build()),
+                        Op.get(key, GetOption.DEFAULT),
+                        Op.get(directory, HEAD))
+                .Else(Op.get(key, GetOption.DEFAULT),
+                        Op.get(directory, HEAD))
+                .commit(), settings.timeout(), store, name, "acquire");
+        List<GetResponse> reads = answer.getGetResponses();
+        KeyValue own = first(reads.get(0));
+        KeyValue head = first(reads.get(1));
+        if (own == null || own.getLease() != lease.id) {
+            // Our waiting key went with a lease we have lost: start again at the back of the queue.
+            deleteKey(key, name);
+            watches.forget(owner.id());
+            if (request.willWait()) {
+                watches.wake(name);
+            }
+            return Optional.empty();
+        }
+        long revision = own.getCreateRevision();
+        if (head != null && head.getCreateRevision() == revision) {
+            watches.forget(owner.id());
+            awaitQuietly(refresh);
+            Grant grant = new Grant(name, owner, revision, validity(lease, sentAt, request.ttl()),
+                    new KeyHandle(key, revision, lease.id));
+            leases.track(lease, grant);
+            expiry.arm(grant, sentAt + grant.validity().toNanos());
+            return Optional.of(grant);
+        }
+        if (!request.willWait()) {
+            deleteKey(key, name);
+            return Optional.empty();
+        }
+        if (watches.isSubscribed(name)) {
+            watchPredecessor(name, owner, revision);
+        }
+        return Optional.empty();
+    }
+
+    private void awaitQuietly(CompletableFuture<Void> refresh) {
+        if (refresh == null) {
+            return;
+        }
+        try {
+            refresh.get(settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // The grant is then good for what the lease had left; the background keep-alive deals with the failure.
+        }
+    }
+
+    /** How long from {@code sentAt} the key is certainly kept: the lease's guarantee, at most the TTL. */
+    private static Duration validity(SharedLeases.SharedLease lease, long sentAt, Duration ttl) {
+        long guaranteed = lease.guaranteedUntil() - sentAt;
+        return guaranteed >= ttl.toNanos() ? ttl : Duration.ofNanos(Math.max(0, guaranteed));
+    }
+
+    private void watchPredecessor(String name, Owner owner, long revision) {
+        GetResponse before = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
+                        .withMaxCreateRevision(revision - 1).withSortField(GetOption.SortTarget.CREATE)
+                        .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).withKeysOnly(true).build()),
+                settings.timeout(), store, name, "find the predecessor of a waiter");
+        KeyValue predecessor = first(before);
+        if (predecessor == null) {
+            // Everyone ahead left between the two reads: look again at once.
+            watches.forget(owner.id());
+            watches.wake(name);
+            return;
+        }
+        watches.watch(name, owner.id(), predecessor.getKey(), predecessor.getCreateRevision(),
+                before.getHeader().getRevision() + 1);
+    }
+
+    @Override
+    public void cancel(String name, Owner owner) {
+        watches.forget(owner.id());
+        deleteKey(keys.key(name, owner.id()), name);
+    }
+
+    @Override
+    public AutoCloseable subscribe(String name, Runnable onChange) {
+        return watches.subscribe(name, onChange);
+    }
+
+    // ---------------------------------------------------------------- renew and release
+
+    @Override
+    public boolean renew(Grant grant, Duration ttl) {
+        return renewAll(List.of(new RenewRequest(grant, ttl))).get(0);
+    }
+
+    /**
+     * Keeps every lease concerned alive once, then reads all keys in one transaction: a key still there
+     * with its create revision and lease is renewed. The keep-alive makes the reported validity true: etcd
+     * keeps the lease at least a TTL from the moment it was sent.
+     */
+    @Override
+    public List<Boolean> renewAll(List<RenewRequest> requests) {
+        long sentAt = System.nanoTime();
+        // Retrying past the shortest TTL would only hide a loss: the client retries a failed renewal itself.
+        Duration within = settings.timeout();
+        for (RenewRequest request : requests) {
+            within = request.ttl().compareTo(within) < 0 ? request.ttl() : within;
+        }
+        Duration bound = within;
+        Map<Long, Boolean> leaseAlive = new LinkedHashMap<>();
+        for (RenewRequest request : requests) {
+            KeyHandle handle = handle(request.grant());
+            leaseAlive.computeIfAbsent(handle.leaseId(), id -> {
+                SharedLeases.SharedLease lease = leases.byId(id);
+                return lease != null && leases.keepAliveOnce(lease, request.grant().name(), bound);
+            });
+        }
+        List<Boolean> results = new ArrayList<>(requests.size());
+        for (int from = 0; from < requests.size(); from += MAX_TXN_OPS) {
+            List<RenewRequest> chunk = requests.subList(from, Math.min(requests.size(), from + MAX_TXN_OPS));
+            Op[] reads = chunk.stream().map(r -> Op.get(handle(r.grant()).key(), GetOption.DEFAULT)).toArray(Op[]::new);
+            TxnResponse answer = Calls.await(() -> kv.txn().Then(reads).commit(), bound, store,
+                    chunk.size() == 1 ? chunk.get(0).grant().name() : null, "renew " + chunk.size() + " lock(s)");
+            List<GetResponse> found = answer.getGetResponses();
+            for (int i = 0; i < chunk.size(); i++) {
+                Grant grant = chunk.get(i).grant();
+                KeyHandle handle = handle(grant);
+                KeyValue key = first(found.get(i));
+                boolean held = Boolean.TRUE.equals(leaseAlive.get(handle.leaseId())) && key != null
+                        && key.getCreateRevision() == handle.createRevision() && key.getLease() == handle.leaseId();
+                if (held) {
+                    expiry.arm(grant, sentAt + chunk.get(i).ttl().toNanos());
+                } else {
+                    forget(grant);
+                }
+                results.add(held);
+            }
+        }
+        return results;
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        if (!(grant.handle() instanceof KeyHandle handle)) {
+            releaseAmbiguous(grant.name(), grant.owner());
+            return false;
+        }
+        forget(grant);
+        return deleteIfSame(handle, grant.name());
+    }
+
+    /** The key name carries the owner id, which is never reused: deleting it touches nobody else's lock. */
+    @Override
+    public void releaseAmbiguous(String name, Owner owner) {
+        watches.forget(owner.id());
+        deleteKey(keys.key(name, owner.id()), name);
+    }
+
+    private void forget(Grant grant) {
+        expiry.disarm(grant);
+        leases.untrack(grant);
+    }
+
+    /**
+     * Runs on the keep-alive thread, so it must not block: the delete is sent without waiting, and sent
+     * again shortly if it fails (the shared lease, kept alive for other locks, would keep the key otherwise).
+     */
+    private void expireUnrenewed(Grant grant) {
+        leases.untrack(grant);
+        KeyHandle handle = handle(grant);
+        kv.txn()
+                .If(new Cmp(handle.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(handle.createRevision())))
+                .Then(Op.delete(handle.key(), DeleteOption.DEFAULT))
+                .commit()
+                .orTimeout(settings.timeout().toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((answer, error) -> {
+                    if (error != null) {
+                        LOG.debug("deleting the unrenewed key of lock '{}' failed; trying again", grant.name(), error);
+                        expiry.arm(grant, System.nanoTime() + EXPIRY_RETRY_NANOS);
+                    } else if (answer.isSucceeded()) {
+                        LOG.debug("lock '{}' (token {}) was not renewed within its TTL; deleted its key", grant.name(),
+                                grant.fencingToken());
+                    }
+                });
+    }
+
+    private boolean deleteIfSame(KeyHandle handle, String name) {
+        TxnResponse answer = Calls.await(() -> kv.txn()
+                .If(new Cmp(handle.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(handle.createRevision())))
+                .Then(Op.delete(handle.key(), DeleteOption.DEFAULT))
+                .commit(), settings.timeout(), store, name, "release");
+        return answer.isSucceeded();
+    }
+
+    private void deleteKey(ByteSequence key, String name) {
+        Calls.await(() -> kv.delete(key), settings.timeout(), store, name, "delete a queue key");
+    }
+
+    // ---------------------------------------------------------------- inspect and the rest
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        GetResponse all = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
+                        .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build()),
+                settings.timeout(), store, name, "inspect");
+        List<KeyValue> queue = all.getKvs();
+        if (queue.isEmpty()) {
+            return Optional.empty();
+        }
+        KeyValue holder = queue.get(0);
+        List<HolderIdentity> waiters = new ArrayList<>(queue.size() - 1);
+        for (KeyValue waiter : queue.subList(1, queue.size())) {
+            waiters.add(identity(waiter));
+        }
+        return Optional.of(new LockInfo(name, identity(holder), holder.getCreateRevision(), null, waiters));
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
+                Capability.SESSION_BOUND, Capability.BATCH_RENEW, Capability.INSPECT_WAITERS);
+    }
+
+    /**
+     * etcd leases have whole-second TTLs and a server minimum: a TTL is rounded up to whole seconds, and
+     * refused below one second or below the minimum this server grants.
+     */
+    @Override
+    public Duration effectiveTtl(Duration requested) {
+        long minimum = minimumTtlSeconds;
+        if (requested.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("etcd leases last whole seconds; a lease time of " + requested
+                    + " is under the 1s minimum (" + store + " grants at least " + minimum + "s)");
+        }
+        long seconds = seconds(requested);
+        if (seconds < minimum) {
+            throw new IllegalArgumentException("a lease time of " + requested + " is under the " + minimum
+                    + "s minimum that " + store + " grants (1.5 election timeouts); ask for at least " + minimum + "s");
+        }
+        return Duration.ofSeconds(seconds);
+    }
+
+    @Override
+    public Optional<io.locksmith.spi.Registry> registry() {
+        return Optional.of(new EtcdRegistry(client, settings.prefix(), settings.timeout(), store));
+    }
+
+    @Override
+    public String describe() {
+        return store;
+    }
+
+    @Override
+    public void close() {
+        watches.close();
+        expiry.close();
+        try {
+            leases.close();
+        } finally {
+            scheduler.shutdownNow();
+            client.close();
+        }
+    }
+
+    /**
+     * Drops the connection without releasing or revoking anything: what a crashed process leaves behind.
+     * For tests of the store's own expiry.
+     */
+    void closeWithoutRevoking() {
+        scheduler.shutdownNow();
+        watches.close();
+        client.close();
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static long seconds(Duration ttl) {
+        long seconds = ttl.getSeconds();
+        return ttl.getNano() > 0 ? seconds + 1 : seconds;
+    }
+
+    private static KeyHandle handle(Grant grant) {
+        if (grant.handle() instanceof KeyHandle handle) {
+            return handle;
+        }
+        throw new IllegalArgumentException("lock '" + grant.name() + "' was not granted by an etcd provider");
+    }
+
+    private static KeyValue first(GetResponse response) {
+        return response.getKvs().isEmpty() ? null : response.getKvs().get(0);
+    }
+
+    private static ByteSequence value(HolderIdentity holder) {
+        return ByteSequence.from(holder.encode(), StandardCharsets.UTF_8);
+    }
+
+    private static HolderIdentity identity(KeyValue kv) {
+        return HolderIdentity.decode(kv.getValue().toString(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLockProvider[" + store + ", " + minimumTtlSeconds + "s minimum TTL]";
+    }
+}

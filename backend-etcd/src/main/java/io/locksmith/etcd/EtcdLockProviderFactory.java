@@ -1,0 +1,48 @@
+package io.locksmith.etcd;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderContext;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+
+/**
+ * {@code etcd://[user:password@]host[:port][,host[:port]...][?prefix=/locks/&timeout=5s]}: locks on an
+ * etcd cluster (v3 API) through jetcd. See {@code docs/ETCD.md} for the key layout, the lease choice and
+ * what etcd guarantees.
+ */
+public final class EtcdLockProviderFactory implements LockProviderFactory {
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("etcd");
+    }
+
+    @Override
+    public LockProvider create(LockUri uri, ProviderContext context) {
+        EtcdSettings settings = EtcdSettings.from(uri);
+        ClientBuilder builder = Client.builder()
+                .endpoints(settings.endpoints().toArray(String[]::new))
+                .connectTimeout(settings.timeout());
+        settings.user().ifPresent(user -> builder.user(EtcdKeys.bytes(user)));
+        settings.password().ifPresent(password ->
+                builder.password(io.etcd.jetcd.ByteSequence.from(password, StandardCharsets.UTF_8)));
+        Client client = builder.build();
+        EtcdLockProvider provider = new EtcdLockProvider(client, settings, context);
+        try {
+            provider.probe();
+        } catch (RuntimeException e) {
+            try {
+                provider.close();
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+        return provider;
+    }
+}

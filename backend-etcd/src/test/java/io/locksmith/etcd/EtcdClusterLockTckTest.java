@@ -1,0 +1,46 @@
+package io.locksmith.etcd;
+
+import io.etcd.jetcd.Client;
+import io.locksmith.LockClient;
+import io.locksmith.tck.LockTck;
+import io.locksmith.tck.TckTiming;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The full TCK against a 3-member etcd cluster (every member in the URI). */
+class EtcdClusterLockTckTest extends LockTck {
+
+    private static EtcdCluster etcd;
+    private static Client direct;
+
+    @BeforeAll
+    static void startEtcd() {
+        etcd = EtcdCluster.start(3);
+        direct = etcd.client();
+    }
+
+    @AfterAll
+    static void stopEtcd() {
+        if (direct != null) {
+            direct.close();
+        }
+        if (etcd != null) {
+            etcd.close();
+        }
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open(etcd.uri(""));
+    }
+
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        EtcdTckSupport.deleteHolderKey(direct, lockName);
+    }
+
+    @Override
+    protected TckTiming timing() {
+        return EtcdTckSupport.TIMING;
+    }
+}

@@ -1,0 +1,314 @@
+package io.locksmith.etcd;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.locksmith.HolderIdentity;
+import io.locksmith.LeaseLostEvent;
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import io.locksmith.LockConfigurationException;
+import io.locksmith.LockInfo;
+import io.locksmith.LockOptions;
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Capability;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderContext;
+import io.locksmith.tck.server.FreePorts;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The etcd backend against one real etcd member: the recipe, fencing, order, loss and configuration. */
+class EtcdLocksTest {
+
+    private static EtcdCluster etcd;
+    private static Client direct;
+
+    @BeforeAll
+    static void startEtcd() {
+        etcd = EtcdCluster.start(1);
+        direct = etcd.client();
+    }
+
+    @AfterAll
+    static void stopEtcd() {
+        if (direct != null) {
+            direct.close();
+        }
+        if (etcd != null) {
+            etcd.close();
+        }
+    }
+
+    private static LockClient open(String parameters) {
+        return LockClient.open(etcd.uri(parameters));
+    }
+
+    private static String unique(TestInfo test) {
+        return test.getTestMethod().orElseThrow().getName() + "-" + System.nanoTime();
+    }
+
+    @Test
+    void holderGetsCreateRevisionAsTokenAndInspectShowsIt(TestInfo test) {
+        String name = unique(test);
+        try (LockClient client = open("lease=2s")) {
+            assertTrue(client.capabilities().containsAll(List.of(Capability.FENCING, Capability.FAIR,
+                    Capability.SESSION_BOUND, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW)));
+            long first;
+            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                first = lease.fencingToken();
+                LockInfo info = client.inspect(name).orElseThrow();
+                assertEquals(first, info.fencingToken());
+                assertEquals(client.clientId(), info.holder().clientId());
+                assertEquals(Thread.currentThread().getName(), info.holder().thread());
+                KeyValue key = keysOf(name).get(0);
+                assertEquals(first, key.getCreateRevision());
+                assertTrue(key.getLease() != 0, "the key must be attached to a lease");
+            }
+            assertEquals(Optional.empty(), client.inspect(name));
+            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertTrue(lease.fencingToken() > first);
+            }
+        }
+    }
+
+    @Test
+    void aNonWaitingAttemptLeavesNoKeyBehind(TestInfo test) {
+        String name = unique(test);
+        try (LockClient a = open("lease=2s"); LockClient b = open("lease=2s")) {
+            try (Lease held = a.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertEquals(Optional.empty(), b.lock(name).tryAcquire());
+                assertEquals(1, keysOf(name).size());
+                assertTrue(held.isHeld());
+            }
+        }
+    }
+
+    @Test
+    void waitersAreServedInRevisionOrder(TestInfo test) throws Exception {
+        String name = unique(test);
+        List<LockClient> clients = new ArrayList<>();
+        List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        List<String> served = new CopyOnWriteArrayList<>();
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        try {
+            LockClient holder = open("lease=2s");
+            clients.add(holder);
+            Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
+            for (int i = 0; i < 4; i++) {
+                // Polling only once a minute: the waiters must be woken by the watches on their predecessors.
+                LockClient waiter = LockClient.builder().uri(etcd.uri("lease=2s"))
+                        .maxPollInterval(Duration.ofMinutes(1)).build();
+                clients.add(waiter);
+                String label = "w" + i;
+                waiters.add(CompletableFuture.runAsync(() -> {
+                    try (Lease lease = waiter.lock(name).acquire(Duration.ofSeconds(30))) {
+                        served.add(label);
+                        tokens.add(lease.fencingToken());
+                    }
+                }));
+                int queued = i + 1;
+                // Wait until this waiter's key is in the queue before the next one arrives.
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> holder.inspect(name).map(info -> info.waiters().size()).orElse(0) == queued);
+            }
+            long heldToken = held.fencingToken();
+            held.close();
+            CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            assertEquals(List.of("w0", "w1", "w2", "w3"), served);
+            long previous = heldToken;
+            for (long token : tokens) {
+                assertTrue(token > previous, "tokens must increase in serving order: " + tokens);
+                previous = token;
+            }
+        } finally {
+            clients.forEach(LockClient::close);
+        }
+    }
+
+    @Test
+    void aRevokedLeaseIsReportedAndTheNextHolderGetsAHigherToken(TestInfo test) throws Exception {
+        String name = unique(test);
+        try (LockClient a = open("lease=3s"); LockClient b = open("lease=3s")) {
+            AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+            AtomicReference<LeaseLostEvent> siblingLost = new AtomicReference<>();
+            Lease held = a.lock(name).acquire(Duration.ofSeconds(5));
+            held.onLost(lost::set);
+            // Another lock of the same client and TTL shares the lease: its loss must be reported too.
+            Lease sibling = a.lock(name + "-sibling").acquire(Duration.ofSeconds(5));
+            sibling.onLost(siblingLost::set);
+            long leaseId = keysOf(name).get(0).getLease();
+            assertEquals(leaseId, keysOf(name + "-sibling").get(0).getLease(), "one lease per client and TTL");
+            direct.getLeaseClient().revoke(leaseId).get(5, TimeUnit.SECONDS);
+
+            try (Lease next = b.lock(name).acquire(Duration.ofSeconds(10))) {
+                assertTrue(next.fencingToken() > held.fencingToken());
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() != null && siblingLost.get() != null);
+            assertFalse(held.isHeld());
+            assertFalse(sibling.isHeld());
+            held.close();
+            sibling.close();
+            // The client that lost its lease gets a fresh one for its next lock.
+            try (Lease again = a.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertTrue(again.isHeld());
+            }
+        }
+    }
+
+    @Test
+    void aKeyDeletedBehindTheHoldersBackIsFoundAtTheNextRenewal(TestInfo test) throws Exception {
+        String name = unique(test);
+        try (LockClient a = open("lease=2s")) {
+            AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+            Lease held = a.lock(name).acquire(Duration.ofSeconds(5));
+            held.onLost(lost::set);
+            direct.getKVClient().delete(keysOf(name).get(0).getKey()).get(5, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() != null);
+            assertFalse(held.isHeld());
+            held.close();
+        }
+    }
+
+    @Test
+    void aFixedLeaseEndsAtItsTtlAlthoughTheClientLeaseIsKeptAlive(TestInfo test) {
+        String name = unique(test);
+        try (LockClient a = open("lease=2s"); LockClient b = open("lease=2s")) {
+            LockOptions fixed = LockOptions.builder().leaseTime(Duration.ofSeconds(2)).fixedLease().build();
+            Lease held = a.lock(name, fixed).acquire(Duration.ofSeconds(5));
+            // A renewing lock on the same client and TTL keeps the shared lease alive meanwhile.
+            try (Lease other = a.lock(name + "-other").acquire(Duration.ofSeconds(5))) {
+                try (Lease next = b.lock(name).acquire(Duration.ofSeconds(10))) {
+                    assertTrue(next.fencingToken() > held.fencingToken());
+                    assertTrue(other.isHeld());
+                }
+            }
+            held.close();
+        }
+    }
+
+    @Test
+    void aHolderThatStopsIsFreedWithinItsTtl(TestInfo test) throws Exception {
+        String name = unique(test);
+        EtcdLockProvider crashing = (EtcdLockProvider) new EtcdLockProviderFactory().create(
+                LockUri.parse(etcd.uri("")), new ProviderContext("crashing", (grant, reason, cause) -> { }));
+        Owner owner = new Owner("crashing:1", new HolderIdentity("crashing", "test", "main", 1, null));
+        Grant grant = crashing.tryAcquire(new AcquireRequest(name, owner, Duration.ofSeconds(2), false)).orElseThrow();
+        long leaseId = ((KeyHandle) grant.handle()).leaseId();
+        // What a killed process leaves behind: a key on a lease nobody keeps alive or revokes.
+        crashing.closeWithoutRevoking();
+        try (LockClient b = open("lease=2s"); Lease next = b.lock(name).acquire(Duration.ofSeconds(10))) {
+            assertTrue(next.fencingToken() > grant.fencingToken());
+            assertTrue(direct.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT).get(5, TimeUnit.SECONDS)
+                    .getTTL() <= 0, "the crashed holder's lease must have expired");
+        }
+    }
+
+    @Test
+    void aHolderCutOffFromEtcdIsToldBeforeItsLeaseCouldHaveRunOut(TestInfo test) {
+        String name = unique(test);
+        try (LockClient a = open("lease=2s&timeout=1s")) {
+            AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+            Lease held = a.lock(name).acquire(Duration.ofSeconds(5));
+            held.onLost(lost::set);
+            etcd.members().get(0).pause();
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> lost.get() != null);
+                assertFalse(held.isHeld());
+            } finally {
+                etcd.members().get(0).resume();
+            }
+            held.close();
+            try (Lease again = a.lock(name).acquire(Duration.ofSeconds(10))) {
+                assertTrue(again.fencingToken() > held.fencingToken());
+            }
+        }
+    }
+
+    @Test
+    void ttlsAreRoundedUpToWholeSecondsAndTooShortOnesRefused(TestInfo test) {
+        try (LockClient client = open("")) {
+            String name = unique(test);
+            IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class, () ->
+                    client.lock(name, LockOptions.builder().leaseTime(Duration.ofMillis(500)).build()));
+            assertTrue(tooShort.getMessage().contains("whole seconds"), tooShort.getMessage());
+            try (Lease lease = client.lock(name, LockOptions.builder().leaseTime(Duration.ofMillis(1500)).build())
+                    .acquire(Duration.ofSeconds(5))) {
+                long leaseId = keysOf(name).get(0).getLease();
+                long granted = direct.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT)
+                        .get(5, TimeUnit.SECONDS).getGrantedTTL();
+                assertEquals(2, granted);
+                assertTrue(lease.isHeld());
+            }
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void badUrisAreRejectedNamingTheProblem() {
+        LockConfigurationException path = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open(etcd.uri("").replace("?", "") + "/locks"));
+        assertTrue(path.getMessage().contains("prefix"), path.getMessage());
+        LockConfigurationException unknown = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open(etcd.uri("prefx=/a/")));
+        assertTrue(unknown.getMessage().contains("prefx"), unknown.getMessage());
+        LockConfigurationException timeout = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open(etcd.uri("timeout=soon")));
+        assertTrue(timeout.getMessage().contains("timeout"), timeout.getMessage());
+        int closedPort = FreePorts.next();
+        LockStoreException unreachable = assertThrows(LockStoreException.class,
+                () -> LockClient.open("etcd://127.0.0.1:" + closedPort + "?timeout=1s"));
+        assertTrue(unreachable.getMessage().contains("127.0.0.1:" + closedPort), unreachable.getMessage());
+    }
+
+    @Test
+    void prefixKeepsLocksApart(TestInfo test) {
+        String name = unique(test);
+        try (LockClient a = open("prefix=/team-a/&lease=2s"); LockClient b = open("prefix=/team-b&lease=2s")) {
+            try (Lease first = a.lock(name).acquire(Duration.ofSeconds(5));
+                 Lease second = b.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertTrue(first.isHeld() && second.isHeld());
+                assertTrue(a.describe().contains("prefix=/team-a/"), a.describe());
+            }
+        }
+        // A name with a slash is one lock, not a directory of another.
+        try (LockClient a = open("lease=2s"); LockClient b = open("lease=2s")) {
+            try (Lease parent = a.lock(name).acquire(Duration.ofSeconds(5));
+                 Lease child = b.lock(name + "/child").acquire(Duration.ofSeconds(5))) {
+                assertTrue(parent.isHeld() && child.isHeld());
+            }
+        }
+    }
+
+    private static List<KeyValue> keysOf(String name) {
+        try {
+            return direct.getKVClient().get(new EtcdKeys(EtcdSettings.DEFAULT_PREFIX).directory(name),
+                    GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE).build())
+                    .get(5, TimeUnit.SECONDS).getKvs();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.locksmith.etcd;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import io.locksmith.tck.TckTiming;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** What the TCK subclasses share: the timing etcd needs and the expiry behind a holder's back. */
+final class EtcdTckSupport {
+
+    /**
+     * etcd counts whole seconds: the kit's 400 ms short lease becomes 2 s, so the keep-alive of a third of
+     * the TTL has room on a loaded machine.
+     */
+    static final TckTiming TIMING = TckTiming.defaults().scaledBy(5);
+
+    private EtcdTckSupport() {
+    }
+
+    /**
+     * Deletes the holder's key (the smallest create revision under the lock's directory) with a separate
+     * client, as etcd does when the holder's lease runs out. Revoking the lease instead would also drop the
+     * holder client's other locks of the same TTL. A lock nobody holds is left alone.
+     */
+    static void deleteHolderKey(Client direct, String lockName) {
+        try {
+            List<KeyValue> holder = direct.getKVClient().get(new EtcdKeys(EtcdSettings.DEFAULT_PREFIX).directory(lockName),
+                            GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                                    .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build())
+                    .get(10, TimeUnit.SECONDS).getKvs();
+            if (holder.isEmpty()) {
+                return; // nobody holds it: nothing to expire (the kit also calls the hook to see if it exists)
+            }
+            direct.getKVClient().delete(holder.get(0).getKey()).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while expiring lock '" + lockName + "'", e);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not expire lock '" + lockName + "' in etcd", e);
+        }
+    }
+}

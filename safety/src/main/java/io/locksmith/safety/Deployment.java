@@ -1,0 +1,64 @@
+package io.locksmith.safety;
+
+import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.TcpProxy;
+
+import java.util.Set;
+
+/**
+ * One store deployment started for a fault test or a safety run: its servers, the URIs its clients open, and
+ * the faults it can suffer. Every method that injects a fault the deployment does not support throws
+ * {@link UnsupportedOperationException}; {@link #faults()} says which it supports. Closing it stops every
+ * server it started.
+ */
+public interface Deployment extends AutoCloseable {
+
+    /** A short name for reports, e.g. {@code redis-sentinel}. */
+    String name();
+
+    /** What the deployment is, in a few words, for reports. */
+    String description();
+
+    /** The URI a client opens, in this JVM or in a victim JVM. */
+    String uri();
+
+    /** The faults this deployment can suffer. */
+    Set<Fault> faults();
+
+    /** Timing for this store's fault rules. */
+    default TckTiming timing() {
+        return TckTiming.defaults();
+    }
+
+    /** {@code host:port} of the one node a proxied client talks to. */
+    default String proxiedAddress() {
+        throw new UnsupportedOperationException(name() + " has no single node to proxy");
+    }
+
+    /** The URI of a client whose only way to the store is {@code proxy}. */
+    default String uriThrough(TcpProxy proxy) {
+        throw new UnsupportedOperationException(name() + " has no single node to proxy");
+    }
+
+    /** Kills (-9) one node whose loss the deployment is built to survive (a leader, a minority member). */
+    default void killNode() {
+        throw new UnsupportedOperationException(name() + " cannot survive the loss of a node");
+    }
+
+    /** Brings back the node {@link #killNode()} killed. */
+    default void restartNode() {
+    }
+
+    /** From now on, writes to the primary do not reach the replica {@link #failOver()} will promote. */
+    default void stopReplication() {
+    }
+
+    /** Kills the primary and returns once a replica serves clients. */
+    default void failOver() {
+        throw new UnsupportedOperationException(name() + " has no replica to fail over to");
+    }
+
+    /** Stops every server this deployment started. */
+    @Override
+    void close();
+}

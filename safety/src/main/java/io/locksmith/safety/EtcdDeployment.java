@@ -1,0 +1,199 @@
+package io.locksmith.safety;
+
+import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.TcpProxy;
+import io.locksmith.tck.server.FreePorts;
+import io.locksmith.tck.server.ServerProcess;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * etcd 3.4 members (the Debian {@code etcd} binary), one or three: {@code etcd://}. With three,
+ * {@link #killNode()} kills the leader and {@link #restartNode()} starts it again on its data.
+ */
+public final class EtcdDeployment implements Deployment {
+
+    /** The fault rules' timing: etcd counts lease TTLs in whole seconds, so a 1 s short lease and 5 s of slack. */
+    public static final TckTiming TIMING = TckTiming.defaults().scaledBy(2.5);
+
+    private static final Pattern MEMBER_ID = Pattern.compile("\"member_id\"\\s*:\\s*\"?(\\d+)");
+    private static final Pattern LEADER = Pattern.compile("\"leader\"\\s*:\\s*\"?(\\d+)");
+
+    private final List<Integer> clientPorts = new ArrayList<>();
+    private final List<ServerProcess> members = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private ServerProcess killed;
+
+    public EtcdDeployment(int size) {
+        Path dataDir = Servers.tempDir("etcd");
+        List<Integer> peerPorts = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            clientPorts.add(FreePorts.next());
+            peerPorts.add(FreePorts.next());
+        }
+        String cluster = IntStream.range(0, size).mapToObj(i -> "m" + i + "=http://127.0.0.1:" + peerPorts.get(i))
+                .collect(Collectors.joining(","));
+        try {
+            List<Thread> starting = new ArrayList<>();
+            List<RuntimeException> failures = new ArrayList<>();
+            for (int i = 0; i < size; i++) {
+                int index = i;
+                members.add(null);
+                // Members of a new cluster wait for each other: start them together.
+                Thread thread = new Thread(() -> {
+                    try {
+                        ServerProcess member = Servers.etcd("m" + index, clientPorts.get(index), peerPorts.get(index),
+                                cluster, dataDir);
+                        synchronized (members) {
+                            members.set(index, member);
+                        }
+                    } catch (RuntimeException e) {
+                        synchronized (failures) {
+                            failures.add(e);
+                        }
+                    }
+                });
+                thread.start();
+                starting.add(thread);
+            }
+            for (Thread thread : starting) {
+                thread.join();
+            }
+            if (!failures.isEmpty()) {
+                throw failures.get(0);
+            }
+            Servers.awaitState("an etcd leader", Duration.ofSeconds(30), () -> leader() != null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new IllegalStateException("interrupted while starting etcd", e);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    @Override
+    public String name() {
+        return members.size() == 1 ? "etcd-single" : "etcd-" + members.size();
+    }
+
+    @Override
+    public String description() {
+        return members.size() == 1 ? "one etcd 3.4 member, jetcd client"
+                : "etcd 3.4 cluster of " + members.size() + " members (heartbeat 50 ms, election 600 ms), jetcd client";
+    }
+
+    @Override
+    public String uri() {
+        return "etcd://" + clientPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))
+                + "?timeout=2s";
+    }
+
+    @Override
+    public Set<Fault> faults() {
+        return members.size() == 1
+                ? EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY)
+                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.NODE_KILL);
+    }
+
+    @Override
+    public TckTiming timing() {
+        return TIMING;
+    }
+
+    @Override
+    public String proxiedAddress() {
+        if (members.size() != 1) {
+            throw new UnsupportedOperationException(name() + " has several members to proxy");
+        }
+        return "127.0.0.1:" + clientPorts.get(0);
+    }
+
+    @Override
+    public String uriThrough(TcpProxy proxy) {
+        proxiedAddress();
+        return "etcd://127.0.0.1:" + proxy.port() + "?timeout=2s";
+    }
+
+    /** The member that is leader now, by the maintenance status of the live members; null if none. */
+    private ServerProcess leader() {
+        String leaderId = null;
+        List<String> memberIds = new ArrayList<>();
+        for (int i = 0; i < members.size(); i++) {
+            String status = members.get(i) != null && members.get(i).isAlive() ? status(clientPorts.get(i)) : "";
+            memberIds.add(find(MEMBER_ID, status));
+            String leader = find(LEADER, status);
+            if (leader != null) {
+                leaderId = leader;
+            }
+        }
+        if (leaderId == null) {
+            return null;
+        }
+        for (int i = 0; i < members.size(); i++) {
+            if (leaderId.equals(memberIds.get(i))) {
+                return members.get(i);
+            }
+        }
+        return null;
+    }
+
+    private String status(int port) {
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v3/maintenance/status"))
+                    .timeout(Duration.ofSeconds(1)).POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+            return http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    private static String find(Pattern pattern, String text) {
+        Matcher matcher = pattern.matcher(text);
+        return matcher.find() ? matcher.group(1) : null;
+    }
+
+    @Override
+    public void killNode() {
+        if (members.size() < 3) {
+            throw new UnsupportedOperationException(name() + " cannot survive the loss of a member");
+        }
+        ServerProcess leader = leader();
+        if (leader == null) {
+            throw new IllegalStateException("the etcd cluster has no leader to kill");
+        }
+        leader.kill();
+        killed = leader;
+    }
+
+    @Override
+    public void restartNode() {
+        if (killed != null) {
+            killed.restart();
+            killed = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        Servers.closeAll(members);
+    }
+}

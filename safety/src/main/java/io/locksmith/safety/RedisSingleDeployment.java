@@ -1,0 +1,51 @@
+package io.locksmith.safety;
+
+import io.locksmith.tck.fault.TcpProxy;
+import io.locksmith.tck.server.ServerProcess;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/** One redis-server, persistence off: {@code redis://}. It cannot survive losing its node. */
+public final class RedisSingleDeployment implements Deployment {
+
+    /** Store calls give up after this: below the lease times of the fault rules, so a cut-off call ends in time. */
+    static final String TIMEOUT = "timeout=300ms";
+
+    private final ServerProcess redis = Servers.redis();
+
+    @Override
+    public String name() {
+        return "redis-single";
+    }
+
+    @Override
+    public String description() {
+        return "one redis-server 7 (persistence off), Jedis transport";
+    }
+
+    @Override
+    public String uri() {
+        return "redis://127.0.0.1:" + redis.port() + "?" + TIMEOUT;
+    }
+
+    @Override
+    public Set<Fault> faults() {
+        return EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY);
+    }
+
+    @Override
+    public String proxiedAddress() {
+        return "127.0.0.1:" + redis.port();
+    }
+
+    @Override
+    public String uriThrough(TcpProxy proxy) {
+        return "redis://127.0.0.1:" + proxy.port() + "?" + TIMEOUT;
+    }
+
+    @Override
+    public void close() {
+        redis.close();
+    }
+}

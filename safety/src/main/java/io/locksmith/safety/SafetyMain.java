@@ -1,0 +1,91 @@
+package io.locksmith.safety;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs a {@link SafetyRun} on each named deployment (all by default) and writes one markdown and one JSON
+ * report each, plus {@code summary.md}, into the reports directory. Exits with 1 if any run was unsafe or
+ * failed to start.
+ * <pre>
+ * ./mvnw -B -ntp -pl safety -am verify -Psafety                               # every deployment, 60 s each
+ * ./mvnw -B -ntp -pl safety -am verify -Psafety -Dsafety.args="--duration 30s redis-sentinel etcd-3"
+ * </pre>
+ * Arguments: {@code [--duration 60s] [--reports DIR] [deployment ...]}; deployments: {@link Deployments#names()}.
+ */
+public final class SafetyMain {
+
+    private SafetyMain() {
+    }
+
+    public static void main(String[] args) {
+        Duration duration = Duration.ofSeconds(60);
+        Path reports = Path.of("reports");
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--duration" -> duration = parseDuration(args[++i]);
+                case "--reports" -> reports = Path.of(args[++i]);
+                default -> names.add(args[i]);
+            }
+        }
+        if (names.isEmpty()) {
+            names.addAll(Deployments.names());
+        }
+        String command = "./mvnw -B -ntp -pl safety -am verify -Psafety -Dsafety.args=\"--duration "
+                + duration.toSeconds() + "s %s\"";
+        boolean allSafe = true;
+        List<String> summary = new ArrayList<>();
+        summary.add("| deployment | s | operations | faults | overlaps | double grants | stale writes accepted"
+                + " | stale writes rejected | stale holders not told | token order violations | verdict |");
+        summary.add("|---|---|---|---|---|---|---|---|---|---|---|");
+        for (String name : names) {
+            System.out.println("safety run on " + name + " for " + duration.toSeconds() + " s ...");
+            try (Deployment deployment = Deployments.start(name)) {
+                SafetyReport report = SafetyRun.on(deployment).duration(duration).run();
+                write(reports.resolve(name + ".md"), report.toMarkdown(String.format(command, name)));
+                write(reports.resolve(name + ".json"), report.toJson());
+                summary.add("| " + name + " | " + report.duration().toSeconds() + " | " + report.workload().operations()
+                        + " | " + report.faultCounts() + " | " + report.workload().overlaps() + " | " + report.doubleGrants()
+                        + " | " + (report.workload().staleWritesAccepted() + report.staleHolderWritesAccepted())
+                        + " | " + report.workload().staleWritesRejected() + " | " + report.staleHoldersNotTold() + " | "
+                        + report.workload().tokenMonotonicityViolations() + " | " + (report.isSafe() ? "SAFE" : "UNSAFE") + " |");
+                allSafe &= report.isSafe();
+                System.out.println(name + ": " + (report.isSafe() ? "SAFE" : "UNSAFE") + "; " + report.workload());
+            } catch (RuntimeException e) {
+                allSafe = false;
+                summary.add("| " + name + " | - | - | - | - | - | - | - | - | - | FAILED TO RUN: "
+                        + String.valueOf(e.getMessage()).replace('\n', ' ').replace("|", "/") + " |");
+                e.printStackTrace();
+            }
+        }
+        write(reports.resolve("summary.md"), "# Safety runs\n\n" + String.join("\n", summary) + "\n");
+        System.out.println(String.join("\n", summary));
+        System.exit(allSafe ? 0 : 1);
+    }
+
+    private static Duration parseDuration(String text) {
+        String value = text.strip().toLowerCase(java.util.Locale.ROOT);
+        if (value.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2)));
+        }
+        if (value.endsWith("m")) {
+            return Duration.ofMinutes(Long.parseLong(value.substring(0, value.length() - 1)));
+        }
+        return Duration.ofSeconds(Long.parseLong(value.endsWith("s") ? value.substring(0, value.length() - 1) : value));
+    }
+
+    private static void write(Path file, String text) {
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.writeString(file, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}

@@ -1,0 +1,334 @@
+package io.locksmith.safety;
+
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import io.locksmith.LockException;
+import io.locksmith.LockOptions;
+import io.locksmith.tck.ContentionWorkload;
+import io.locksmith.tck.FencedRegister;
+import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.WorkloadReport;
+import io.locksmith.tck.fault.TcpProxy;
+import io.locksmith.tck.fault.VictimProcess;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A bounded safety run on one deployment: three clients (one of them through a {@link TcpProxy} when the
+ * deployment has a single node to proxy) run the TCK's {@link ContentionWorkload} on one lock through one
+ * {@link FencedRegister}, while a fault schedule injects, one after the other, every fault the deployment
+ * supports: holders in child JVMs killed (-9) or frozen (SIGSTOP) past their lease, the proxied client cut off
+ * or losing a reply, a store node killed and restarted, a failover that loses a grant. The run ends after
+ * its duration and returns a {@link SafetyReport}.
+ * <pre>{@code
+ * try (Deployment redis = new RedisSentinelDeployment()) {
+ *     SafetyReport report = SafetyRun.on(redis).duration(Duration.ofSeconds(60)).run();
+ *     assertTrue(report.isSafe(), report.toMarkdown("..."));
+ * }
+ * }</pre>
+ * Not thread-safe.
+ */
+public final class SafetyRun {
+
+    private static final Duration VICTIM_START = Duration.ofSeconds(30);
+
+    private final Deployment deployment;
+    private Duration duration = Duration.ofSeconds(60);
+
+    private SafetyRun(Deployment deployment) {
+        this.deployment = Objects.requireNonNull(deployment, "deployment cannot be null");
+    }
+
+    /** A run on {@code deployment}, which the caller starts and closes. */
+    public static SafetyRun on(Deployment deployment) {
+        return new SafetyRun(deployment);
+    }
+
+    /** How long the workload runs; faults are injected until then. Default 60 s. */
+    public SafetyRun duration(Duration duration) {
+        Objects.requireNonNull(duration, "duration cannot be null");
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("duration must be positive, was " + duration);
+        }
+        this.duration = duration;
+        return this;
+    }
+
+    /** Runs the workload and the fault schedule; returns when both are done. */
+    public SafetyReport run() {
+        return new Run().execute();
+    }
+
+    /** The state of one run. */
+    private final class Run {
+        final TckTiming timing = deployment.timing();
+        final String lockName = "safety-" + deployment.name() + "-" + UUID.randomUUID();
+        final FencedRegister register = new FencedRegister();
+        final List<FaultRecord> faults = new ArrayList<>();
+        final Duration holderLease = timing.shortLease();
+        final Duration workloadLease = timing.slack();
+        long start;
+        long staleHolderWrites;
+        long staleHolderWritesAccepted;
+        long staleHoldersNotTold;
+        long doubleGrants;
+        TcpProxy proxy;
+
+        SafetyReport execute() {
+            List<LockClient> clients = new ArrayList<>();
+            try {
+                if (deployment.faults().contains(Fault.CLIENT_PARTITION) || deployment.faults().contains(Fault.LOST_REPLY)) {
+                    String[] address = deployment.proxiedAddress().split(":");
+                    proxy = TcpProxy.start(address[0], Integer.parseInt(address[1]));
+                    clients.add(LockClient.open(deployment.uriThrough(proxy)));
+                }
+                while (clients.size() < 3) {
+                    clients.add(LockClient.open(deployment.uri()));
+                }
+                start = System.nanoTime();
+                CompletableFuture<WorkloadReport> workload = CompletableFuture.supplyAsync(() ->
+                        ContentionWorkload.on(clients, lockName)
+                                .threadsPerClient(2)
+                                .operations(Integer.MAX_VALUE)
+                                .maxDuration(duration)
+                                .holdFor(Duration.ofMillis(5))
+                                .acquireWait(timing.slack().multipliedBy(5))
+                                .lockOptions(LockOptions.builder().leaseTime(workloadLease).build())
+                                .register(register)
+                                .run());
+                injectFaults();
+                WorkloadReport report = workload.join();
+                return new SafetyReport(deployment.name(), deployment.description(),
+                        Duration.ofNanos(System.nanoTime() - start), report, List.copyOf(faults), staleHolderWrites,
+                        staleHolderWritesAccepted, staleHoldersNotTold, doubleGrants);
+            } finally {
+                if (proxy != null) {
+                    proxy.heal();
+                }
+                Servers.closeAll(clients);
+                if (proxy != null) {
+                    proxy.close();
+                }
+            }
+        }
+
+        private void injectFaults() {
+            List<Fault> schedule = new ArrayList<>(deployment.faults());
+            boolean failOverDone = false;
+            int round = 0;
+            while (remainingNanos() > timing.slack().multipliedBy(2).toNanos()) {
+                Fault fault = schedule.get(round++ % schedule.size());
+                if (fault == Fault.FAILOVER) {
+                    // A failover consumes the replica: once per run, after every other fault had its turn.
+                    if (failOverDone || round <= schedule.size()) {
+                        continue;
+                    }
+                    failOverDone = true;
+                }
+                long at = millisSinceStart();
+                long begun = System.nanoTime();
+                try {
+                    FaultRecord record = inject(fault, at);
+                    faults.add(record);
+                } catch (RuntimeException | AssertionError e) {
+                    faults.add(new FaultRecord(fault, at, millisSince(begun), "the fault could not be completed: "
+                            + e.getMessage(), false));
+                }
+                // Let the workload run undisturbed for a while between faults.
+                pause(timing.shortLease().multipliedBy(2));
+            }
+        }
+
+        private FaultRecord inject(Fault fault, long at) {
+            return switch (fault) {
+                case HOLDER_KILL -> killHolder(at);
+                case HOLDER_PAUSE -> pauseHolder(at);
+                case CLIENT_PARTITION -> partitionClient(at);
+                case LOST_REPLY -> loseReply(at);
+                case NODE_KILL -> killNode(at);
+                case FAILOVER -> failOver(at);
+            };
+        }
+
+        private VictimProcess victim() {
+            return VictimProcess.start(deployment.uri(), lockName,
+                    LockOptions.builder().leaseTime(holderLease).renewing().build());
+        }
+
+        private FaultRecord killHolder(long at) {
+            try (VictimProcess victim = victim()) {
+                victim.awaitAcquired(VICTIM_START);
+                victim.fencedWrite(register, -1);
+                long writes = register.acceptedWrites();
+                victim.kill();
+                long killedAt = System.nanoTime();
+                Duration bound = holderLease.plus(timing.slack()).plus(timing.slack());
+                boolean freed = awaitCondition(bound, () -> register.acceptedWrites() > writes);
+                long freedAfter = millisSince(killedAt);
+                return new FaultRecord(Fault.HOLDER_KILL, at, freedAfter, freed
+                        ? "lock taken by another holder " + freedAfter + " ms after the kill (lease " + holderLease.toMillis() + " ms)"
+                        : "lock not taken by anyone within " + bound.toMillis() + " ms of the kill", !freed);
+            }
+        }
+
+        private FaultRecord pauseHolder(long at) {
+            try (VictimProcess victim = victim()) {
+                long token = victim.awaitAcquired(VICTIM_START);
+                victim.fencedWrite(register, -2);
+                long writes = register.acceptedWrites();
+                victim.pause();
+                long pausedAt = System.nanoTime();
+                Duration bound = holderLease.plus(timing.slack()).plus(timing.slack());
+                boolean takenOver = awaitCondition(bound, () -> register.acceptedWrites() > writes);
+                long pausedFor = millisSince(pausedAt);
+                victim.resume();
+                VictimProcess.FencedWrite late = victim.fencedWrite(register, -3);
+                if (!takenOver) {
+                    return new FaultRecord(Fault.HOLDER_PAUSE, at, pausedFor, "nobody took the lock while the holder"
+                            + " (token " + token + ") was frozen for " + pausedFor + " ms", false);
+                }
+                staleHolderWrites++;
+                boolean violation = false;
+                if (late.accepted()) {
+                    staleHolderWritesAccepted++;
+                    violation = true;
+                }
+                if (late.heldBeforeWrite()) {
+                    staleHoldersNotTold++;
+                    violation = true;
+                }
+                return new FaultRecord(Fault.HOLDER_PAUSE, at, pausedFor, "holder (token " + token + ") frozen "
+                        + pausedFor + " ms; another holder wrote meanwhile; on resume isHeld()=" + late.heldBeforeWrite()
+                        + " (" + late.lossReason() + "), its late write was " + (late.accepted() ? "ACCEPTED" : "rejected")
+                        + " by the fence", violation);
+            }
+        }
+
+        private FaultRecord partitionClient(long at) {
+            long overlapsBefore = register.overlaps();
+            proxy.blackhole();
+            long cutAt = System.nanoTime();
+            pause(workloadLease.multipliedBy(2));
+            proxy.heal();
+            long overlaps = register.overlaps() - overlapsBefore;
+            return new FaultRecord(Fault.CLIENT_PARTITION, at, millisSince(cutAt), "client 0 cut off for "
+                    + millisSince(cutAt) + " ms (lease " + workloadLease.toMillis() + " ms); " + overlaps
+                    + " overlapping holding(s) meanwhile", overlaps > 0);
+        }
+
+        private FaultRecord loseReply(long at) {
+            long dropped = proxy.droppedReplies();
+            proxy.dropNextReplies(1);
+            long begun = System.nanoTime();
+            boolean happened = awaitCondition(timing.slack(), () -> proxy.droppedReplies() > dropped);
+            proxy.heal();
+            return new FaultRecord(Fault.LOST_REPLY, at, millisSince(begun), happened
+                    ? "one reply to client 0 dropped after its request took effect"
+                    : "client 0 sent nothing within " + timing.slack().toMillis() + " ms; no reply dropped", false);
+        }
+
+        private FaultRecord killNode(long at) {
+            long overlapsBefore = register.overlaps();
+            long writes = register.acceptedWrites();
+            deployment.killNode();
+            long killedAt = System.nanoTime();
+            // RedLock's delayed restart: a node that forgot its locks comes back only after the longest lease.
+            pause(workloadLease.multipliedBy(2));
+            long writesWhileDown = register.acceptedWrites() - writes;
+            deployment.restartNode();
+            long overlaps = register.overlaps() - overlapsBefore;
+            return new FaultRecord(Fault.NODE_KILL, at, millisSince(killedAt), "node killed, restarted after "
+                    + millisSince(killedAt) + " ms; " + writesWhileDown + " fenced write(s) accepted while it was down; "
+                    + overlaps + " overlapping holding(s)", overlaps > 0);
+        }
+
+        private FaultRecord failOver(long at) {
+            try (LockClient first = LockClient.open(deployment.uri())) {
+                deployment.stopReplication();
+                Lease lease = first.lock(lockName, LockOptions.builder().leaseTime(timing.longLease()).build())
+                        .acquire(timing.slack().multipliedBy(5));
+                long token = lease.fencingToken();
+                String writer = "failover-holder-" + first.clientId();
+                register.write(token, writer, -4);
+                long writes = register.acceptedWrites();
+                long begun = System.nanoTime();
+                deployment.failOver();
+                long failedOverAfter = millisSince(begun);
+                Duration bound = timing.slack().multipliedBy(5);
+                boolean secondHolder = awaitCondition(bound, () -> register.acceptedWrites() > writes);
+                boolean stillHeld = lease.isHeld();
+                if (!secondHolder) {
+                    closeQuietly(lease);
+                    return new FaultRecord(Fault.FAILOVER, at, failedOverAfter, "failover took " + failedOverAfter
+                            + " ms; nobody else got the lock within " + bound.toMillis() + " ms (the grant survived)", false);
+                }
+                if (stillHeld) {
+                    doubleGrants++;
+                }
+                staleHolderWrites++;
+                boolean accepted = register.write(token, writer, -5);
+                if (accepted) {
+                    staleHolderWritesAccepted++;
+                }
+                closeQuietly(lease);
+                return new FaultRecord(Fault.FAILOVER, at, failedOverAfter, "failover took " + failedOverAfter
+                        + " ms; the promoted replica lacked the grant of token " + token + " and granted the lock again"
+                        + (stillHeld ? " while the first holder still held it (double grant)" : "")
+                        + "; the first holder's late write was " + (accepted ? "ACCEPTED" : "rejected") + " by the fence",
+                        accepted);
+            }
+        }
+
+        private void closeQuietly(Lease lease) {
+            try {
+                lease.close();
+            } catch (LockException e) {
+                // the store lost it in the failover: nothing to release
+            }
+        }
+
+        private long remainingNanos() {
+            return start + duration.toNanos() - System.nanoTime();
+        }
+
+        private long millisSinceStart() {
+            return millisSince(start);
+        }
+    }
+
+    private static long millisSince(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+    }
+
+    /** Lets time pass under a fault: the subject of the schedule is time itself. */
+    private static void pause(Duration duration) {
+        long until = System.nanoTime() + duration.toNanos();
+        long left;
+        while ((left = until - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+            if (Thread.currentThread().isInterrupted()) {
+                return;
+            }
+        }
+    }
+
+    /** Polls an in-JVM condition every millisecond until it holds or {@code bound} passes. */
+    private static boolean awaitCondition(Duration bound, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        return true;
+    }
+}

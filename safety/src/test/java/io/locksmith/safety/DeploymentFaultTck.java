@@ -1,0 +1,92 @@
+package io.locksmith.safety;
+
+import io.locksmith.LockClient;
+import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.LockFaultTck;
+import io.locksmith.tck.fault.TcpProxy;
+
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The fault kit against a {@link Deployment} started fresh for each rule (a rule may kill its nodes), once the
+ * rule is known to run: a rule skipped for a missing hook starts nothing. A subclass names the deployment and
+ * the faults whose rules run on it; the other hooks stay unsupported and their rules are skipped, naming the
+ * hook. The deployment is closed after the kit's clients.
+ */
+abstract class DeploymentFaultTck extends LockFaultTck {
+
+    private final Supplier<Deployment> deploy;
+    private final TckTiming timing;
+    private final Set<Fault> faults;
+    private Deployment deployment;
+
+    /**
+     * @param deploy  starts the deployment
+     * @param timing  the deployment's timing ({@link Deployment#timing()}, known before it starts)
+     * @param faults  the faults whose rules run here: {@code HOLDER_KILL} for R9.1 to R9.3 (victim JVMs),
+     *                {@code CLIENT_PARTITION} for R9.4 and R9.5 (proxy); node kills and failovers are switched
+     *                on by overriding {@link #killStoreNode()} and {@link #failOver()}
+     */
+    DeploymentFaultTck(Supplier<Deployment> deploy, TckTiming timing, Set<Fault> faults) {
+        this.deploy = Objects.requireNonNull(deploy);
+        this.timing = Objects.requireNonNull(timing);
+        this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
+    }
+
+    private Deployment deployment() {
+        if (deployment == null) {
+            deployment = closeAfterRule(deploy.get());
+        }
+        return deployment;
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open(deployment().uri());
+    }
+
+    @Override
+    protected String victimUri() {
+        if (!faults.contains(Fault.HOLDER_KILL)) {
+            throw new UnsupportedOperationException("victimUri()");
+        }
+        return deployment().uri();
+    }
+
+    @Override
+    protected String proxiedAddress() {
+        if (!faults.contains(Fault.CLIENT_PARTITION)) {
+            throw new UnsupportedOperationException("proxiedAddress()");
+        }
+        return deployment().proxiedAddress();
+    }
+
+    @Override
+    protected String uriThrough(TcpProxy proxy) {
+        return deployment().uriThrough(proxy);
+    }
+
+    @Override
+    protected TckTiming timing() {
+        return timing;
+    }
+
+    protected final void killNodeOfDeployment() {
+        deployment().killNode();
+    }
+
+    protected final void restartNodeOfDeployment() {
+        deployment().restartNode();
+    }
+
+    protected final void failOverDeployment() {
+        deployment().failOver();
+    }
+
+    protected final void stopReplicationOfDeployment() {
+        deployment().stopReplication();
+    }
+}

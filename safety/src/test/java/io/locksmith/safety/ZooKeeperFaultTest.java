@@ -1,0 +1,11 @@
+package io.locksmith.safety;
+
+import java.util.Set;
+
+/** The fault rules on one ZooKeeper server: holder kill and pause, cut-off client, lost reply. */
+class ZooKeeperFaultTest extends DeploymentFaultTck {
+
+    ZooKeeperFaultTest() {
+        super(ZooKeeperDeployment::new, ZooKeeperDeployment.TIMING, Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
+    }
+}

@@ -1,0 +1,552 @@
+package io.locksmith.tck.fault;
+
+import io.locksmith.Lease;
+import io.locksmith.LeaseLostEvent;
+import io.locksmith.LockClient;
+import io.locksmith.LockEvent;
+import io.locksmith.LockException;
+import io.locksmith.LockOptions;
+import io.locksmith.spi.Capability;
+import io.locksmith.tck.ContentionWorkload;
+import io.locksmith.tck.FencedRegister;
+import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.WorkloadReport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fault rules of {@code docs/SPEC.md} (R9) as JUnit 5 tests: a holder killed, a holder paused past its
+ * lease, a holder cut off from the store, an acquire whose answer is lost, a store node killed, a failover.
+ * A backend author extends this class once per deployment and implements the hooks the deployment supports;
+ * a rule whose hook is missing is skipped, naming the hook.
+ * <pre>{@code
+ * class RedisFaultTest extends LockFaultTck {
+ *     static ServerProcess redis = ...;
+ *
+ *     protected LockClient newClient() { return LockClient.open(victimUri()); }
+ *     protected String victimUri() { return "redis://127.0.0.1:" + redis.port(); }
+ *     protected String proxiedAddress() { return "127.0.0.1:" + redis.port(); }
+ *     protected String uriThrough(TcpProxy proxy) { return "redis://127.0.0.1:" + proxy.port() + "?timeout=300ms"; }
+ * }
+ * }</pre>
+ *
+ * <p>Faults are real: the victim holder runs in a child JVM ({@link VictimProcess}) that is stopped with
+ * SIGSTOP or killed with SIGKILL; partitions and lost answers go through a {@link TcpProxy}; store nodes are
+ * killed by the subclass (usually with {@code ServerProcess.kill()}). Rules await events; their bounds come
+ * from {@link #timing()}. Each rule has a time-out, so a broken store cannot hang the kit.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@ExtendWith(FaultRuleFailureMessages.class)
+public abstract class LockFaultTck {
+
+    /** How long a victim JVM may take to start and acquire (a cold JVM on a busy machine). */
+    private static final Duration VICTIM_START = Duration.ofSeconds(30);
+
+    private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
+    private TckTiming timing;
+
+    /** A NEW client on the store under test, in this JVM. The kit closes every client it gets. */
+    protected abstract LockClient newClient();
+
+    /**
+     * The URI a child JVM opens to reach the same store as {@link #newClient()} (rules R9.1 to R9.3). The child
+     * runs with this JVM's class path. Default: not supported, and those rules are skipped.
+     */
+    protected String victimUri() {
+        throw new UnsupportedOperationException("victimUri()");
+    }
+
+    /**
+     * The {@code host:port} of the store node a proxied client talks to (rules R9.4, R9.5); one node, so that
+     * cutting the proxy cuts the client off. Default: not supported.
+     */
+    protected String proxiedAddress() {
+        throw new UnsupportedOperationException("proxiedAddress()");
+    }
+
+    /**
+     * The URI of a client that reaches the store only through {@code proxy} (which forwards to
+     * {@link #proxiedAddress()}), usually the store URI with the proxy's port. Give it a store time-out well
+     * below the TTL of {@link TckTiming#shortLease()} where the URI allows, so a cut-off call fails in time.
+     * Default: not supported, and rules R9.4 and R9.5 are skipped.
+     */
+    protected String uriThrough(TcpProxy proxy) {
+        throw new UnsupportedOperationException("uriThrough(TcpProxy)");
+    }
+
+    /**
+     * Kills (-9) one store node whose loss the deployment is built to survive: a ZooKeeper or etcd leader, a
+     * RedLock minority node (rule R9.6). Default: not supported, and the rule is skipped; a single-node store
+     * should leave it so, since it cannot survive the loss of its only node.
+     */
+    protected void killStoreNode() {
+        throw new UnsupportedOperationException("killStoreNode()");
+    }
+
+    /** Brings back the node {@link #killStoreNode()} killed. Default: nothing (the deployment stays degraded). */
+    protected void restartStoreNode() {
+    }
+
+    /**
+     * From now on, writes to the primary do not reach the replica that {@link #failOver()} will promote, as
+     * asynchronous replication loses the last writes when a primary dies (rule R9.7); e.g. blackhole a
+     * {@link TcpProxy} on the replication link. Default: nothing, and the failover may or may not lose the grant.
+     */
+    protected void stopReplication() {
+    }
+
+    /**
+     * Kills the primary and returns once a replica is promoted and clients are served again (Redis Sentinel,
+     * rule R9.7). Default: not supported, and the rule is skipped.
+     */
+    protected void failOver() {
+        throw new UnsupportedOperationException("failOver()");
+    }
+
+    /** Timing for this store; default {@link TckTiming#defaults()}. */
+    protected TckTiming timing() {
+        return TckTiming.defaults();
+    }
+
+    /**
+     * Closes {@code resource} after the rule, once the kit has closed its clients, proxies and victims (in the
+     * reverse order of registration): for a store a subclass starts per rule in its {@code @BeforeEach}.
+     *
+     * @return {@code resource}
+     */
+    protected final <T extends AutoCloseable> T closeAfterRule(T resource) {
+        return closing(Objects.requireNonNull(resource, "resource cannot be null"));
+    }
+
+    @BeforeEach
+    final void startRule() {
+        timing = Objects.requireNonNull(timing(), "timing() returned null");
+    }
+
+    @AfterEach
+    final void closeEverything() {
+        RuntimeException failure = null;
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                RuntimeException wrapped = e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e);
+                if (failure == null) {
+                    failure = wrapped;
+                } else {
+                    failure.addSuppressed(wrapped);
+                }
+            }
+        }
+        resources.clear();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    // ================================================================ holders in another JVM
+
+    @Test
+    void required_r9_1_aKilledHoldersLockFreesItself() {
+        String uri = requireHook(FaultRule.R9_1, this::victimUri);
+        String name = name();
+        VictimProcess victim = victim(uri, name, renewingShortLease());
+        long victimToken = victim.awaitAcquired(VICTIM_START);
+        LockClient other = client();
+        assertTrue(other.lock(name, longLease()).tryAcquire().isEmpty(), "another client got lock '" + name
+                + "' while the victim JVM held it (token " + victimToken + "): the victim and this JVM do not share a store");
+
+        victim.kill();
+        long killedAt = System.nanoTime();
+        Duration bound = timing.shortLease().plus(timing.slack());
+        Optional<Lease> next = other.lock(name, longLease()).tryAcquire(bound);
+        assertTrue(next.isPresent(), "lock '" + name + "' held with a renewing lease of " + timing.shortLease()
+                + " by a process killed with -9 was still taken " + millisSince(killedAt) + " ms later (bound " + bound + ")");
+        if (declares(other, Capability.FENCING)) {
+            assertTrue(next.get().fencingToken() > victimToken, "the next holder's token " + next.get().fencingToken()
+                    + " is not above the killed holder's " + victimToken);
+        }
+        next.get().close();
+    }
+
+    @Test
+    void required_r9_2_aPausedHolderLearnsOfItsLossBeforeItsNextWrite() {
+        String uri = requireHook(FaultRule.R9_2, this::victimUri);
+        PausedHolder paused = pauseHolderPastItsLease(uri);
+        assertFalse(paused.lateWrite.heldBeforeWrite(), "the victim JVM, frozen (SIGSTOP) past its lease of "
+                + timing.shortLease() + " while another client took lock '" + paused.name + "', still saw isHeld() == true"
+                + " when it resumed and was about to write");
+        await("the victim's onLost callback").atMost(timing.slack())
+                .until(() -> !paused.victim.lossReports().isEmpty());
+    }
+
+    @Test
+    void optional_r9_3_aPausedHoldersLateWriteIsFenced() {
+        String uri = requireHook(FaultRule.R9_3, this::victimUri);
+        requireCapability(FaultRule.R9_3);
+        PausedHolder paused = pauseHolderPastItsLease(uri);
+        assertTrue(paused.nextToken > paused.victimToken, "the next holder's token " + paused.nextToken
+                + " is not above the paused holder's " + paused.victimToken);
+        assertFalse(paused.lateWrite.accepted(), "the fenced register accepted the late write of the paused holder"
+                + " (token " + paused.victimToken + ") after the next holder wrote with token " + paused.nextToken);
+        assertEquals(0, paused.register.staleWritesAccepted(), paused.register::toString);
+    }
+
+    /** What a paused holder did: the victim froze past its lease, another holder wrote, the victim resumed and wrote. */
+    private record PausedHolder(String name, VictimProcess victim, long victimToken, long nextToken,
+                                FencedRegister register, VictimProcess.FencedWrite lateWrite) {
+    }
+
+    private PausedHolder pauseHolderPastItsLease(String uri) {
+        String name = name();
+        FencedRegister register = new FencedRegister();
+        VictimProcess victim = victim(uri, name, renewingShortLease());
+        long victimToken = victim.awaitAcquired(VICTIM_START);
+        assertTrue(victim.fencedWrite(register, 1).accepted(), "the victim's first write was refused");
+
+        victim.pause();
+        LockClient next = client();
+        Duration bound = timing.shortLease().plus(timing.slack());
+        Lease lease = next.lock(name, longLease()).tryAcquire(bound).orElseThrow(() -> new AssertionError("lock '" + name
+                + "' of a holder frozen with SIGSTOP was still taken after " + bound + " (its lease was " + timing.shortLease() + ")"));
+        try (FencedRegister.Hold hold = register.enter(lease.fencingToken(), next.clientId())) {
+            assertTrue(hold.write(2), "the next holder's write was refused");
+        }
+        victim.resume();
+        VictimProcess.FencedWrite late = victim.fencedWrite(register, 3);
+        long nextToken = lease.fencingToken();
+        lease.close();
+        return new PausedHolder(name, victim, victimToken, nextToken, register, late);
+    }
+
+    // ================================================================ a client cut off from the store
+
+    @Test
+    void required_r9_4_aHolderCutOffFromTheStoreStopsBeforeAnyoneElseCanStart() throws Exception {
+        String address = requireHook(FaultRule.R9_4, this::proxiedAddress);
+        TcpProxy proxy = proxyTo(address);
+        String uri = requireHook(FaultRule.R9_4, () -> uriThrough(proxy));
+        String name = name();
+        // The latest moment the store confirmed the lease: the acquire or renewal request was sent before it.
+        AtomicLong lastConfirmedAt = new AtomicLong();
+        LockClient cut = closing(LockClient.builder().uri(uri).listener(event -> {
+            if (event.lockName().equals(name)
+                    && (event.type() == LockEvent.Type.ACQUIRED || event.type() == LockEvent.Type.RENEWED)) {
+                lastConfirmedAt.set(System.nanoTime());
+            }
+        }).build());
+        Lease lease = cut.lock(name, renewingShortLease()).acquire(timing.slack());
+        AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+        lease.onLost(lost::set);
+        long acquiredAt = lastConfirmedAt.get();
+        await("a first renewal").atMost(timing.shortLease().plus(timing.slack()))
+                .until(() -> lastConfirmedAt.get() != acquiredAt);
+
+        LockClient other = client();
+        AtomicBoolean stop = new AtomicBoolean();
+        CompletableFuture<Long> otherGotItAt = CompletableFuture.supplyAsync(() -> {
+            while (!stop.get()) {
+                Optional<Lease> got = other.lock(name, longLease()).tryAcquire();
+                if (got.isPresent()) {
+                    long at = System.nanoTime();
+                    got.get().close();
+                    return at;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            return Long.MAX_VALUE;
+        });
+        proxy.blackhole();
+        long cutAt = System.nanoTime();
+        // Beliefs are judged by when a call began: a descheduled poller only makes them look later, never earlier.
+        long lastHeldCallStart = cutAt;
+        long giveUpAt = cutAt + timing.shortLease().plus(timing.slack()).toNanos();
+        while (System.nanoTime() - giveUpAt < 0) {
+            long callStart = System.nanoTime();
+            if (!lease.isHeld()) {
+                break;
+            }
+            lastHeldCallStart = callStart;
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        long confirmedAt = lastConfirmedAt.get();
+        long ttl = timing.shortLease().toNanos();
+        assertFalse(lease.isHeld(), "the holder cut off from the store still believed it held lock '" + name + "' "
+                + millisSince(cutAt) + " ms after the cut, with a lease of " + timing.shortLease());
+        assertTrue(lastHeldCallStart - (confirmedAt + ttl) <= 0, "the cut-off holder's isHeld() was still true "
+                + TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart - confirmedAt) + " ms after the store last confirmed"
+                + " its lease of " + timing.shortLease() + ": the store could already have given the lock to someone else");
+        long otherAt;
+        try {
+            otherAt = otherGotItAt.get(timing.shortLease().plus(timing.slack()).multipliedBy(2).toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } finally {
+            stop.set(true);
+        }
+        assertTrue(lastHeldCallStart - otherAt < 0, "another client got lock '" + name + "' "
+                + TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart - otherAt) + " ms before the cut-off holder stopped"
+                + " believing it held it");
+        await("the cut-off holder's onLost callback").atMost(timing.slack().multipliedBy(2)).until(() -> lost.get() != null);
+        proxy.heal();
+    }
+
+    @Test
+    void required_r9_5_anAmbiguousAcquireLeavesNoOrphanLock() {
+        String address = requireHook(FaultRule.R9_5, this::proxiedAddress);
+        TcpProxy proxy = proxyTo(address);
+        String uri = requireHook(FaultRule.R9_5, () -> uriThrough(proxy));
+        String name = name();
+        LockClient through = closing(LockClient.open(uri));
+        // Open the connections first, so that the dropped reply is the acquire's, not a handshake's.
+        through.lock(name + "-warm-up", longLease()).tryAcquire(timing.slack()).ifPresent(Lease::close);
+        long droppedBefore = proxy.droppedReplies();
+
+        proxy.dropNextReplies(1);
+        CompletableFuture<Optional<Lease>> attempt = CompletableFuture.supplyAsync(
+                () -> through.lock(name, renewingShortLease()).tryAcquire());
+        await("the proxy to drop a reply").atMost(timing.slack()).until(() -> proxy.droppedReplies() > droppedBefore);
+        Optional<Lease> outcome;
+        LockException failure = null;
+        try {
+            outcome = outcomeOf(attempt, timing.slack());
+            if (outcome == null) {
+                // No time-out of its own ended the call. On a real network a reply is lost with its connection,
+                // so cut it now, as the host or a middlebox dropping it would; then the call must end.
+                proxy.resetAll();
+                outcome = outcomeOf(attempt, timing.slack().multipliedBy(2));
+                assertTrue(outcome != null, "an acquire whose answer was lost did not return within "
+                        + timing.slack().multipliedBy(3) + ", even after its connection was reset");
+            }
+        } catch (LockException e) {
+            failure = e;
+            outcome = Optional.empty();
+        }
+        proxy.heal();
+        if (outcome.isPresent()) {
+            // The client recovered its own grant: somebody knows it holds the lock, which is all this rule asks.
+            Lease lease = outcome.get();
+            assertTrue(lease.isHeld(), "an acquire that answered with a lease is not held");
+            lease.close();
+        } else {
+            assertEquals(0, through.heldCount(), "the client holds a store lock although its acquire reported "
+                    + (failure == null ? "no lock" : failure));
+        }
+        LockClient other = client();
+        Duration bound = timing.shortLease().plus(timing.slack());
+        long start = System.nanoTime();
+        Optional<Lease> next = other.lock(name, longLease()).tryAcquire(bound);
+        assertTrue(next.isPresent(), "lock '" + name + "' was still taken " + millisSince(start) + " ms after an acquire"
+                + " whose answer was lost ended with " + (failure == null ? "no lease" : failure)
+                + ": a lock nobody thinks it holds stayed behind longer than its TTL of " + timing.shortLease());
+        next.get().close();
+    }
+
+    // ================================================================ store nodes
+
+    @Test
+    void required_r9_6_exclusionHoldsWhenAStoreNodeIsKilled() {
+        requireHook(FaultRule.R9_6, () -> {
+            killStoreNodeSupported();
+            return "";
+        });
+        List<LockClient> contenders = List.of(client(), client(), client());
+        AtomicBoolean killed = new AtomicBoolean();
+        AtomicLong killedInOperation = new AtomicLong(-1);
+        FencedRegister register = new FencedRegister();
+        WorkloadReport report;
+        try {
+            report = ContentionWorkload.on(contenders, name())
+                    .threadsPerClient(2)
+                    .operations(40)
+                    .holdFor(Duration.ofMillis(2))
+                    .acquireWait(timing.slack().multipliedBy(5))
+                    .maxDuration(timing.slack().multipliedBy(3))
+                    .lockOptions(LockOptions.builder().leaseTime(timing.slack().multipliedBy(2)).build())
+                    .register(register)
+                    .inside((lease, client, operation) -> {
+                        // Killed inside a holder's critical section: right after a grant, as the rule asks.
+                        if (operation >= 10 && killed.compareAndSet(false, true)) {
+                            killedInOperation.set(operation);
+                            killStoreNode();
+                        }
+                    })
+                    .run();
+        } finally {
+            if (killed.get()) {
+                restartStoreNode();
+            }
+        }
+        System.out.println(report);
+        assertTrue(killed.get(), "the workload ended before the node was killed: " + report);
+        assertEquals(0, report.overlaps(), () -> "two holders were inside at once after a store node was killed"
+                + " in operation " + killedInOperation.get() + ": " + report);
+        assertEquals(0, report.staleWritesAccepted(), report::toString);
+        assertEquals(0, report.tokenMonotonicityViolations(), report::toString);
+    }
+
+    @Test
+    void optional_r9_7_aDoubleGrantAfterAFailoverIsFenced() {
+        requireHook(FaultRule.R9_7, () -> {
+            failOverSupported();
+            return "";
+        });
+        requireCapability(FaultRule.R9_7);
+        String name = name();
+        FencedRegister register = new FencedRegister();
+        LockClient first = client();
+        LockClient second = client();
+        stopReplication();
+        Lease lease = first.lock(name, longLease()).acquire(timing.slack());
+        long firstToken = lease.fencingToken();
+        try (FencedRegister.Hold hold = register.enter(firstToken, first.clientId())) {
+            assertTrue(hold.write(1), "the first holder's write was refused");
+        }
+        failOver();
+
+        Duration bound = timing.slack().multipliedBy(5);
+        Optional<Lease> next = second.lock(name, longLease()).tryAcquire(bound);
+        if (next.isEmpty()) {
+            // The grant survived the failover: no double grant; the first holder is still the only one.
+            assertTrue(lease.isHeld(), "after the failover nobody holds lock '" + name + "': the first holder lost it"
+                    + " and the second could not take it within " + bound);
+            lease.close();
+            return;
+        }
+        long secondToken = next.get().fencingToken();
+        try (FencedRegister.Hold hold = register.enter(secondToken, second.clientId())) {
+            assertTrue(hold.write(2), "the second holder's write was refused");
+        }
+        boolean lateAccepted = register.write(firstToken, first.clientId(), 3);
+        next.get().close();
+        lease.close();
+        assertTrue(secondToken > firstToken, "after a failover that lost the grant of token " + firstToken
+                + ", the promoted replica granted lock '" + name + "' again with token " + secondToken);
+        assertFalse(lateAccepted, "the fenced register accepted the first holder's write (token " + firstToken
+                + ") after the failover's second holder wrote with token " + secondToken);
+        assertEquals(0, register.staleWritesAccepted(), register::toString);
+    }
+
+    // ================================================================ helpers
+
+    /** The acquire's result, or null if it is still running after {@code bound}; its store failure is thrown. */
+    private static Optional<Lease> outcomeOf(CompletableFuture<Optional<Lease>> attempt, Duration bound) {
+        try {
+            return attempt.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            return null;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof LockException failure) {
+                throw failure;
+            }
+            throw new AssertionError("the acquire failed with " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    private void killStoreNodeSupported() {
+        if (!overrides("killStoreNode")) {
+            throw new UnsupportedOperationException("killStoreNode()");
+        }
+    }
+
+    private void failOverSupported() {
+        if (!overrides("failOver")) {
+            throw new UnsupportedOperationException("failOver()");
+        }
+    }
+
+    /** Whether the kit subclass overrides the no-argument hook {@code method}: calling it would inject the fault. */
+    private boolean overrides(String method) {
+        for (Class<?> type = getClass(); type != LockFaultTck.class && type != null; type = type.getSuperclass()) {
+            try {
+                type.getDeclaredMethod(method);
+                return true;
+            } catch (NoSuchMethodException e) {
+                // look further up
+            }
+        }
+        return false;
+    }
+
+    private <T> T requireHook(FaultRule rule, java.util.function.Supplier<T> hook) {
+        try {
+            return Objects.requireNonNull(hook.get(), rule.hook() + " returned null");
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("Skipped because the kit subclass " + getClass().getSimpleName() + " does not implement "
+                    + rule.hook() + ": rule " + rule.id() + " (" + rule.title() + ") needs it");
+            throw e;
+        }
+    }
+
+    private void requireCapability(FaultRule rule) {
+        Capability capability = rule.capability().orElseThrow();
+        LockClient probe = client();
+        Assumptions.assumeTrue(declares(probe, capability), () -> "Skipped because the provider does NOT declare "
+                + capability + ": rule " + rule.id() + " (" + rule.title() + ") applies only to stores that do");
+    }
+
+    private static boolean declares(LockClient client, Capability capability) {
+        return client.capabilities().contains(capability);
+    }
+
+    private VictimProcess victim(String uri, String name, LockOptions options) {
+        return closing(VictimProcess.start(uri, name, options));
+    }
+
+    private TcpProxy proxyTo(String address) {
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("proxiedAddress() must answer host:port, was '" + address + "'");
+        }
+        return closing(TcpProxy.start(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
+    }
+
+    private <T extends AutoCloseable> T closing(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private LockClient client() {
+        return closing(Objects.requireNonNull(newClient(), "newClient() returned null"));
+    }
+
+    private String name() {
+        return "fault-" + UUID.randomUUID();
+    }
+
+    private LockOptions longLease() {
+        return LockOptions.builder().leaseTime(timing.longLease()).maxHold(timing.longLease().multipliedBy(10)).build();
+    }
+
+    private LockOptions renewingShortLease() {
+        return LockOptions.builder().leaseTime(timing.shortLease()).maxHold(timing.longLease()).build();
+    }
+
+    private static long millisSince(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+}
