@@ -57,9 +57,10 @@ public final class BenchMain {
         environment.put("mode", options.quick() ? "quick" : "full");
         environment.put("config", options.config().toString());
         environment.put("cpus", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        String jvmArguments = String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments());
         environment.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
-                + ", max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB, "
-                + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+                + ", max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB"
+                + (jvmArguments.isEmpty() ? "" : ", " + jvmArguments));
         environment.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch"));
         environment.put("network", "loopback (127.0.0.1); every server in its own process on this machine");

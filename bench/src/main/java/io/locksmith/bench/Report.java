@@ -101,7 +101,7 @@ final class Report {
             }
         }
         for (Scenario scenario : List.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.MANY_NAMES, Scenario.RENEWAL)) {
-            md.append("\n## ").append(capitalize(scenario.title())).append("\n\n").append(scenario.description())
+            md.append("\n## ").append(capitalize(scenario.title())).append("\n\n").append(capitalize(scenario.description()))
                     .append(". Ratios (×) divide by the row marked *baseline*.\n");
             for (Store store : Store.values()) {
                 List<Result> rows = results.stream().filter(r -> r.scenario() == scenario && r.store() == store).toList();
