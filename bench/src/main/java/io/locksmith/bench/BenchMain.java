@@ -64,6 +64,7 @@ public final class BenchMain {
         environment.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch"));
         environment.put("network", "loopback (127.0.0.1); every server in its own process on this machine");
+        environment.put("locksmith backends", backends());
         environment.put("load before (1/5/15 min)", loadAverage());
         Path workDir = Files.createTempDirectory(Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")
                 : Path.of(System.getProperty("java.io.tmpdir")), "locksmith-bench-");
@@ -149,6 +150,18 @@ public final class BenchMain {
             }
         });
         return text.toString().strip();
+    }
+
+    /** The backends on the class path: schemes and the jar each came from. */
+    static String backends() {
+        List<String> found = new ArrayList<>();
+        for (io.locksmith.spi.LockProviderFactory factory : java.util.ServiceLoader.load(io.locksmith.spi.LockProviderFactory.class)) {
+            var source = factory.getClass().getProtectionDomain().getCodeSource();
+            String jar = source == null ? "?" : Path.of(source.getLocation().getPath()).getFileName().toString();
+            found.add(String.join("/", new java.util.TreeSet<>(factory.schemes())) + " (" + jar + ")");
+        }
+        java.util.Collections.sort(found);
+        return String.join(", ", found);
     }
 
     static String loadAverage() {
