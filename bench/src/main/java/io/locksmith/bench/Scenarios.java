@@ -22,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
 final class Scenarios {
 
     /** How long one acquire of the renewal scenario's setup may take: not measured, only bounded. */
-    private static final java.time.Duration SETUP_WAIT = java.time.Duration.ofSeconds(60);
+    private static final Duration SETUP_WAIT = Duration.ofSeconds(60);
 
     /** Latencies up to a minute, three significant digits. */
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(60);
@@ -441,9 +441,5 @@ final class Scenarios {
                 System.err.println("closing a contender failed: " + e);
             }
         }
-    }
-
-    static Duration seconds(double seconds) {
-        return Duration.ofNanos((long) (seconds * 1e9));
     }
 }
