@@ -1,0 +1,62 @@
+package io.locksmith.zookeeper;
+
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderContext;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryUntilElapsed;
+
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code zookeeper://host1:2181,host2:2181/base/path?sessionTimeout=15s&connectionTimeout=5s&onSuspended=lose}:
+ * locks on a ZooKeeper ensemble through Apache Curator. See {@code docs/ZOOKEEPER.md} for the grammar and
+ * what the store guarantees.
+ *
+ * <p>{@link #create} connects before it returns, so an unreachable ensemble fails at once with a
+ * {@link LockStoreException} rather than at the first lock.
+ */
+public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
+
+    /** Pause between retries of an operation while the connection is down. */
+    private static final int RETRY_SLEEP_MILLIS = 100;
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("zookeeper");
+    }
+
+    @Override
+    public LockProvider create(LockUri uri, ProviderContext context) {
+        ZooKeeperSettings settings = ZooKeeperSettings.from(uri);
+        int connectionMillis = (int) settings.connectionTimeout().toMillis();
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .connectString(settings.connectString())
+                .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
+                .connectionTimeoutMs(connectionMillis)
+                // An operation retries while the connection is down, but no longer than one connection timeout:
+                // a lock call never hangs for long on a dead ensemble.
+                .retryPolicy(new RetryUntilElapsed(connectionMillis, RETRY_SLEEP_MILLIS))
+                .build();
+        curator.start();
+        try {
+            if (!curator.blockUntilConnected(connectionMillis, TimeUnit.MILLISECONDS)) {
+                throw new LockStoreException("cannot connect to " + settings.describe() + " within "
+                        + settings.connectionTimeout().toMillis() + " ms (connectionTimeout); is ZooKeeper running"
+                        + " there?", null);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            curator.close();
+            throw new LockStoreException("interrupted while connecting to " + settings.describe(), e);
+        } catch (RuntimeException e) {
+            curator.close();
+            throw e;
+        }
+        return new ZooKeeperLockProvider(curator, settings, context);
+    }
+}

@@ -1,0 +1,77 @@
+package io.locksmith.zookeeper;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A separate ZooKeeper session for tests to look at and tamper with lock nodes, as an operator would. */
+final class ZooKeeperAdmin implements AutoCloseable {
+
+    private final CuratorFramework curator;
+    private final LockPaths paths;
+
+    ZooKeeperAdmin(String connectString, String basePath) throws InterruptedException {
+        curator = CuratorFrameworkFactory.newClient(connectString, 10_000, 5_000, new RetryNTimes(20, 200));
+        curator.start();
+        if (!curator.blockUntilConnected(10, TimeUnit.SECONDS)) {
+            curator.close();
+            throw new IllegalStateException("admin session cannot connect to " + connectString);
+        }
+        paths = new LockPaths(basePath);
+    }
+
+    /** The lock nodes of a lock, in queue order; empty if its container is gone. */
+    List<String> queue(String lockName) throws Exception {
+        try {
+            return LockPaths.queue(curator.getChildren().forPath(paths.lockPath(lockName)));
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    boolean containerExists(String lockName) throws Exception {
+        return curator.checkExists().forPath(paths.lockPath(lockName)) != null;
+    }
+
+    /** The holder's node stat, or null if nobody holds it. */
+    Stat holderStat(String lockName) throws Exception {
+        List<String> queue = queue(lockName);
+        return queue.isEmpty() ? null : curator.checkExists().forPath(paths.lockPath(lockName) + "/" + queue.get(0));
+    }
+
+    /** Deletes the holder's node behind its back; returns false if nobody held the lock. */
+    boolean deleteHolderNode(String lockName) throws Exception {
+        List<String> queue = queue(lockName);
+        if (queue.isEmpty()) {
+            return false;
+        }
+        try {
+            curator.delete().forPath(paths.lockPath(lockName) + "/" + queue.get(0));
+            return true;
+        } catch (KeeperException.NoNodeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The TCK's {@code expireBehindClientsBack}: deletes the holder's node, if the lock has a holder (the kit
+     * also calls the hook on a free lock, to learn whether it is implemented).
+     */
+    void dropHolder(String lockName) {
+        try {
+            deleteHolderNode(lockName);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot delete the holder node of lock '" + lockName + "'", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        curator.close();
+    }
+}

@@ -1,0 +1,50 @@
+package io.locksmith.zookeeper;
+
+import io.locksmith.LockClient;
+import io.locksmith.tck.LockTck;
+import io.locksmith.tck.TckTiming;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The full TCK against one in-JVM ZooKeeper server. */
+class ZooKeeperTckTest extends LockTck {
+
+    private static EmbeddedZooKeeper server;
+    private static ZooKeeperAdmin admin;
+
+    @BeforeAll
+    static void startServer() throws InterruptedException {
+        server = EmbeddedZooKeeper.start();
+        admin = new ZooKeeperAdmin(server.connectString(), ZooKeeperSettings.DEFAULT_BASE_PATH);
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (admin != null) {
+            admin.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open(server.uri());
+    }
+
+    /** Deletes the holder's node with another session, as an operator or a session expiry would. */
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        admin.dropHolder(lockName);
+    }
+
+    /**
+     * Twice the default timing (an 800 ms short lease): the kit passes at the defaults on an idle machine, but
+     * on a shared 2-core build machine the renewal thread can stall for longer than a 400 ms lease allows.
+     */
+    @Override
+    protected TckTiming timing() {
+        return TckTiming.defaults().scaledBy(2);
+    }
+}
