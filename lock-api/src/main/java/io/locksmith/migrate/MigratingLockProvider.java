@@ -99,7 +99,10 @@ final class MigratingLockProvider implements LockProvider {
         }
         Optional<Grant> fresh;
         try {
-            fresh = to.tryAcquire(request);
+            // One attempt, no queue place in the new store: in a queueing store (etcd, ZooKeeper) the first
+            // place in the queue IS the lock, and a dual client that is not holding the old lock meanwhile
+            // must not hold up the clients of phase to behind it.
+            fresh = to.tryAcquire(new AcquireRequest(request.name(), request.owner(), request.ttl(), false));
         } catch (RuntimeException e) {
             releaseQuietly(from, old.get(), e);
             throw e;
@@ -257,7 +260,11 @@ final class MigratingLockProvider implements LockProvider {
                 result.add(capability);
             }
         }
-        // Renewal goes to two stores in dual phase: batched per store, still one request per store.
+        if (phase == MigrationPhase.DUAL) {
+            // Dual clients take no place in the new store's queue (see tryAcquireBoth): no order to promise.
+            result.remove(Capability.FAIR);
+            result.remove(Capability.INSPECT_WAITERS);
+        }
         return result;
     }
 
