@@ -79,6 +79,8 @@ public final class BenchMain {
                     log("   " + servers.problems().get(servers.problems().size() - 1));
                     continue;
                 }
+                Subjects subjects = new Subjects(servers, options.config());
+                warmUp(store, subjects, options);
                 if (store != Store.MEM) {
                     try {
                         environment.put(store.title() + " server", servers.version(store));
@@ -94,7 +96,6 @@ public final class BenchMain {
                         log("   round trip failed: " + e);
                     }
                 }
-                Subjects subjects = new Subjects(servers, options.config());
                 for (Scenario scenario : options.scenarios()) {
                     for (Subjects.Entry entry : subjects.of(store, scenario)) {
                         if (options.includes(entry)) {
@@ -108,6 +109,27 @@ public final class BenchMain {
         environment.put("load after (1/5/15 min)", loadAverage());
         environment.put("finished", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
         return new Report(results, environment);
+    }
+
+    /**
+     * Runs every uncontended subject of the store once, untimed, before anything is measured: the first code
+     * to run in a fresh JVM competes with the JIT compiler for the two cores, and without this pass the
+     * first subject measured (the baseline) looked twice as slow as it is.
+     */
+    private static void warmUp(Store store, Subjects subjects, BenchOptions options) {
+        long start = System.nanoTime();
+        Scenarios pass = new Scenarios(options.config().withTimes(java.time.Duration.ofMillis(1), options.config().warmup()));
+        for (Subjects.Entry entry : subjects.of(store, Scenario.UNCONTENDED)) {
+            if (options.includes(entry)) {
+                try {
+                    pass.uncontended(entry.subject(), "bench.jvm-warm-up." + Math.abs(entry.subject().label().hashCode()));
+                } catch (Exception | LinkageError e) {
+                    // measured (and reported) again below
+                }
+                Thread.interrupted();
+            }
+        }
+        log(String.format(Locale.ROOT, "   JVM warm-up pass (%.1f s, not measured)", (System.nanoTime() - start) / 1e9));
     }
 
     private static Result runOne(Scenario scenario, Subjects.Entry entry, Scenarios scenarios, StoreServers servers,

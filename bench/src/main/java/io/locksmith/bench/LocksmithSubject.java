@@ -56,7 +56,17 @@ final class LocksmithSubject implements Subject {
                     throw new TimeoutException(label + " did not acquire " + name + " within " + maxWait);
                 }
                 Lease held = lease.get();
-                return held::close;
+                return new Held() {
+                    @Override
+                    public void release() {
+                        held.close();
+                    }
+
+                    @Override
+                    public Optional<Boolean> stillHeld() {
+                        return Optional.of(held.isHeld());
+                    }
+                };
             }
 
             @Override

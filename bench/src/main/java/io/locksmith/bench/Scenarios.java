@@ -306,13 +306,15 @@ final class Scenarios {
         CountDownLatch acquired = new CountDownLatch(setupThreads);
         CountDownLatch release = new CountDownLatch(1);
         Map<String, Double> metrics = new LinkedHashMap<>();
+        List<List<Subject.Held>> heldByThread = new ArrayList<>();
         try (Subject.Contender contender = subject.open(setupThreads)) {
             long setupStart = System.nanoTime();
             List<Thread> holders = new ArrayList<>();
             for (int t = 0; t < setupThreads; t++) {
                 int first = t;
+                List<Subject.Held> held = new ArrayList<>();
+                heldByThread.add(held); // read by this thread only after the 'acquired' latch
                 holders.add(new Thread(() -> {
-                    List<Subject.Held> held = new ArrayList<>();
                     try {
                         for (int i = first; i < locks && failure.get() == null; i += setupThreads) {
                             held.add(contender.acquire(prefix + i, SETUP_WAIT));
@@ -349,6 +351,14 @@ final class Scenarios {
                 long requestsAfter = counter.requestsServed();
                 long cpuAfter = processCpuNanos();
                 long windowNanos = System.nanoTime() - windowStart;
+                long lost = 0;
+                for (List<Subject.Held> held : heldByThread) {
+                    for (Subject.Held lock : held) {
+                        if (lock.stillHeld().map(stillHeld -> !stillHeld).orElse(false)) {
+                            lost++;
+                        }
+                    }
+                }
                 long requests = requestsAfter - requestsBefore;
                 metrics.put("store_requests_per_s", perSecond(requests, windowNanos));
                 // Renewing clients renew every lease/3: requests per such round show what one round costs.
@@ -357,6 +367,7 @@ final class Scenarios {
                 metrics.put("client_cpu_pct", 100.0 * (cpuAfter - cpuBefore) / windowNanos);
                 metrics.put("heap_mb", heapHeld / (1024.0 * 1024.0));
                 metrics.put("locks", (double) locks);
+                metrics.put("locks_lost", (double) lost);
                 metrics.put("window_s", windowNanos / 1e9);
                 metrics.put("setup_s", setupSeconds);
             } finally {

@@ -40,5 +40,13 @@ public interface Subject {
     /** A held lock. Released by the thread that acquired it, as thread-bound clients (Curator, Redisson) need. */
     interface Held {
         void release() throws Exception;
+
+        /**
+         * Whether the client still considers the lock held, if it can say so without asking the store:
+         * empty for clients with no such local notion.
+         */
+        default java.util.Optional<Boolean> stillHeld() {
+            return java.util.Optional.empty();
+        }
     }
 }

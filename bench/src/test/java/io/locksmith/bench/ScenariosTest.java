@@ -56,6 +56,7 @@ class ScenariosTest {
 
         assertEquals(2, calls[0]);
         assertEquals(200.0, metrics.get("locks"));
+        assertEquals(0.0, metrics.get("locks_lost"));
         // 160 - 100 over a window of about 0.3 s
         double window = metrics.get("window_s");
         assertEquals(60 / window, metrics.get("store_requests_per_s"), 1e-6);
