@@ -14,8 +14,9 @@ import java.time.Duration;
  * @param holder        the holder identity involved, or {@code null}
  * @param elapsed       for {@code ACQUIRED}, {@code ACQUIRE_TIMED_OUT} and {@code ACQUIRE_FAILED}: the time spent
  *                      waiting; for {@code RELEASED} and {@code LOST}: the time the lease was held; otherwise zero
- * @param error         the failure behind {@code ACQUIRE_FAILED}, {@code RENEW_FAILED}, {@code RELEASE_FAILED}
- *                      or {@code LOST}, or {@code null}
+ * @param error         the failure behind {@code ACQUIRE_FAILED}, {@code RENEW_FAILED} or {@code RELEASE_FAILED};
+ *                      for {@code LOST}, a {@link LockLostException} whose {@link LockLostException#event() event}
+ *                      gives the {@link LossReason} and whose cause is the store error, if any; otherwise {@code null}
  */
 public record LockEvent(Type type, String lockName, String store, long fencingToken, HolderIdentity holder,
                         Duration elapsed, Throwable error) {

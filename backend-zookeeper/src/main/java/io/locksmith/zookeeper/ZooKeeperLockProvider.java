@@ -114,7 +114,7 @@ final class ZooKeeperLockProvider implements LockProvider {
                 if (node == null) {
                     node = create(name, owner);
                 }
-                List<String> queue = LockPaths.queue(children(lockPath));
+                List<String> queue = withoutOrphansOf(owner, node, LockPaths.queue(children(lockPath)));
                 int place = queue.indexOf(LockPaths.nodeName(node));
                 if (place < 0) {
                     // Deleted behind our back (session expiry, an operator): queue again at the end.
@@ -183,6 +183,26 @@ final class ZooKeeperLockProvider implements LockProvider {
         // again after a create whose answer was lost.
         return curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .forPath(paths.nodePrefix(name, owner.id()), data);
+    }
+
+    /**
+     * Removes, from the queue and from the store, the owner's nodes other than {@code node}. Curator retries a
+     * create whose answer was lost with the connection, and the first attempt may have succeeded: that orphan
+     * has the owner's name, sits ahead of the owner's real node, and would make the owner wait for itself.
+     */
+    private List<String> withoutOrphansOf(Owner owner, String node, List<String> queue) {
+        String prefix = LockPaths.ownerPrefix(owner.id());
+        String own = LockPaths.nodeName(node);
+        List<String> kept = new ArrayList<>(queue.size());
+        for (String child : queue) {
+            if (child.startsWith(prefix) && !child.equals(own)) {
+                LOG.debug("deleting {}'s orphan node {} (a create retried after a lost answer)", owner.id(), child);
+                deleteNow(LockPaths.parent(node) + "/" + child);
+            } else {
+                kept.add(child);
+            }
+        }
+        return kept;
     }
 
     /** The children of a lock node; none if the container is gone (deleted by the server once empty). */

@@ -34,6 +34,13 @@ final class ZooKeeperAdmin implements AutoCloseable {
         }
     }
 
+    /** Creates an ephemeral sequential node for {@code ownerId}, as a create retried by Curator leaves behind. */
+    String createOrphan(String lockName, String ownerId) throws Exception {
+        return curator.create().creatingParentContainersIfNeeded()
+                .withMode(org.apache.zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPath(paths.nodePrefix(lockName, ownerId), new byte[0]);
+    }
+
     boolean containerExists(String lockName) throws Exception {
         return curator.checkExists().forPath(paths.lockPath(lockName)) != null;
     }

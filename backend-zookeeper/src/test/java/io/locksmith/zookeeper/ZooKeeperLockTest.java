@@ -316,6 +316,20 @@ class ZooKeeperLockTest {
     }
 
     @Test
+    void anOwnersOrphanNodeAheadOfItIsDeletedNotWaitedFor() throws Exception {
+        String name = unique("orphan");
+        String clientId = "orphan-" + UUID.randomUUID();
+        // What a create retried after a lost answer leaves: a node of the same owner, ahead of the real one.
+        String orphan = admin.createOrphan(name, clientId + ":1");
+        try (LockClient client = LockClient.builder().uri(server.uri()).clientId(clientId).build()) {
+            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertTrue(lease.isHeld());
+                assertEquals(1, admin.queue(name).size(), "the orphan " + orphan + " was deleted");
+            }
+        }
+    }
+
+    @Test
     void anInterruptedWaiterLeavesNoNode() throws Exception {
         String name = unique("interrupted");
         try (LockClient a = open(""); LockClient b = open("")) {

@@ -104,6 +104,7 @@ final class DefaultDistributedLock implements DistributedLock {
         // subscription; the attempt right after joining catches a release made before the subscription existed.
         WaitQueues.Waiter waiter = null;
         boolean acquired = false;
+        client.acquiring(owner);
         try {
             Backoff backoff = new Backoff(client.waitQueues.isNotifying(), client.maxPollNanos);
             while (true) {
@@ -144,6 +145,7 @@ final class DefaultDistributedLock implements DistributedLock {
             client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), System.nanoTime() - start, e);
             throw new LockInterruptedException(name, e);
         } finally {
+            client.acquireEnded(owner);
             if (waiter != null) {
                 client.waitQueues.leave(name, waiter, acquired);
             }

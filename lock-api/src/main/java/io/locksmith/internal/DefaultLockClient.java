@@ -8,6 +8,7 @@ import io.locksmith.LockConfigurationException;
 import io.locksmith.LockEvent;
 import io.locksmith.LockException;
 import io.locksmith.LockInfo;
+import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
 import io.locksmith.LossAction;
 import io.locksmith.LossReason;
@@ -61,6 +62,18 @@ final class DefaultLockClient implements LockClient {
     private final Map<ReentryKey, HeldLock> reentry = new ConcurrentHashMap<>();
     /** Provider-reported losses arrive by owner id. */
     private final Map<String, HeldLock> byOwnerId = new ConcurrentHashMap<>();
+    /**
+     * Owners whose acquire is in flight, with the loss a provider reported for a grant the client has not
+     * registered yet (a session lost right after the grant): the grant is lost as soon as it is registered.
+     */
+    private final Map<String, EarlyLoss> inFlight = new ConcurrentHashMap<>();
+    private final Object lossLock = new Object();
+
+    /** A loss reported before its grant was registered. */
+    private record EarlyLoss(long fencingToken, String reason, Throwable cause) {
+    }
+
+    private static final EarlyLoss NO_LOSS = new EarlyLoss(Long.MIN_VALUE, null, null);
 
     record ReentryKey(String name, Thread thread) {
     }
@@ -263,10 +276,27 @@ final class DefaultLockClient implements LockClient {
         return reentry.get(new ReentryKey(name, Thread.currentThread()));
     }
 
+    /** An acquire for {@code owner} starts: keep provider loss reports that arrive before its grant is registered. */
+    void acquiring(io.locksmith.spi.Owner owner) {
+        inFlight.put(owner.id(), NO_LOSS);
+    }
+
+    /** The acquire for {@code owner} ended, granted or not. */
+    void acquireEnded(io.locksmith.spi.Owner owner) {
+        inFlight.remove(owner.id());
+    }
+
     void registerHeld(HeldLock lock) {
         reentry.put(new ReentryKey(lock.name(), lock.acquiringThread), lock);
-        byOwnerId.put(lock.grant.owner().id(), lock);
+        EarlyLoss early;
+        synchronized (lossLock) {
+            byOwnerId.put(lock.grant.owner().id(), lock);
+            early = inFlight.remove(lock.grant.owner().id());
+        }
         keeper.add(lock);
+        if (early != null && early.fencingToken() == lock.grant.fencingToken()) {
+            lose(lock, LossReason.SESSION_LOST, early.reason(), early.cause());
+        }
         if (closed.get()) {
             // The client closed while this acquire was in flight: do not leave the lock behind.
             lose(lock, LossReason.CLIENT_CLOSED, "the lock client was closed during the acquire", null);
@@ -355,8 +385,9 @@ final class DefaultLockClient implements LockClient {
             LOG.warn("lease lost on lock '{}' (token {}, {}): {} - {}", event.lockName(), event.fencingToken(),
                     event.holder(), event.reason(), event.detail());
         }
+        // A LockLostException, not the bare cause: listeners (metrics, logs) need the reason; the cause stays its cause.
         events.emit(LockEvent.Type.LOST, lock.name(), lock.grant.fencingToken(), lock.grant.owner().holder(),
-                heldNanos, event.cause());
+                heldNanos, new LockLostException(event));
         for (Consumer<LeaseLostEvent> callback : callbacks) {
             runCallback(callback, event);
         }
@@ -375,8 +406,16 @@ final class DefaultLockClient implements LockClient {
     }
 
     private void providerReportedLoss(Grant grant, String reason, Throwable cause) {
-        HeldLock lock = byOwnerId.get(grant.owner().id());
-        if (lock != null) {
+        HeldLock lock;
+        synchronized (lossLock) {
+            lock = byOwnerId.get(grant.owner().id());
+            if (lock == null) {
+                inFlight.computeIfPresent(grant.owner().id(),
+                        (id, previous) -> new EarlyLoss(grant.fencingToken(), reason, cause));
+                return;
+            }
+        }
+        if (lock.grant.fencingToken() == grant.fencingToken() || grant.fencingToken() < 0) {
             lose(lock, LossReason.SESSION_LOST, reason, cause);
         }
     }

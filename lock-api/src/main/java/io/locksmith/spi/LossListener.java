@@ -10,7 +10,8 @@ public interface LossListener {
     /**
      * The lock {@code grant} is no longer held, or no longer certainly held.
      *
-     * @param grant   the lost grant
+     * @param grant   the lost grant, as {@link LockProvider#tryAcquire} returned it (the client matches owner id
+     *                and fencing token, so a report may arrive even before the client has seen the grant)
      * @param reason  a human-readable explanation
      * @param cause   the store error, or {@code null}
      */

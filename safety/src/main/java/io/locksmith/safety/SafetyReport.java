@@ -44,6 +44,36 @@ public record SafetyReport(String deployment, String description, Duration durat
         return counts;
     }
 
+    /**
+     * One cell of the results table for {@code fault}: how often it was injected, what followed, and how many
+     * times it led to a violation; "-" if the deployment does not suffer it.
+     */
+    public String summaryOf(Fault fault) {
+        List<FaultRecord> of = faults.stream().filter(r -> r.fault() == fault).toList();
+        if (of.isEmpty()) {
+            return "-";
+        }
+        long violations = of.stream().filter(FaultRecord::violation).count();
+        String detail = switch (fault) {
+            case HOLDER_KILL -> {
+                long min = of.stream().mapToLong(FaultRecord::durationMillis).min().orElse(0);
+                long max = of.stream().mapToLong(FaultRecord::durationMillis).max().orElse(0);
+                yield "free again after " + min + "-" + max + " ms";
+            }
+            case HOLDER_PAUSE -> {
+                long takenOver = of.stream().filter(r -> r.outcome().contains("another holder wrote")).count();
+                yield takenOver + " taken over while frozen, all late writes "
+                        + (violations == 0 ? "rejected, every holder told" : "NOT all rejected or told");
+            }
+            case FAILOVER -> doubleGrants + " double grant(s), " + (staleHolderWritesAccepted == 0
+                    ? "fenced" : "NOT fenced");
+            case CLIENT_PARTITION, NODE_KILL -> violations == 0 ? "no overlap" : violations + " fault(s) with overlap";
+            case LOST_REPLY -> of.stream().filter(r -> r.outcome().startsWith("one reply")).count()
+                    + " reply(ies) dropped, workload went on";
+        };
+        return of.size() + "x: " + detail + (violations == 0 ? "" : ", **" + violations + " violation(s)**");
+    }
+
     /** The report as a markdown page. */
     public String toMarkdown(String command) {
         StringBuilder md = new StringBuilder();

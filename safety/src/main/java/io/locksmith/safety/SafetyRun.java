@@ -230,8 +230,15 @@ public final class SafetyRun {
             long begun = System.nanoTime();
             boolean happened = awaitCondition(timing.slack(), () -> proxy.droppedReplies() > dropped);
             proxy.heal();
+            if (happened) {
+                // On a real network a reply is lost with its connection: break it after a while, as rule R9.5 does,
+                // for clients (ZooKeeper's) that would otherwise wait for that reply on a live connection.
+                pause(timing.slack());
+                proxy.resetAll();
+            }
             return new FaultRecord(Fault.LOST_REPLY, at, millisSince(begun), happened
-                    ? "one reply to client 0 dropped after its request took effect"
+                    ? "one reply to client 0 dropped after its request took effect; its connection reset "
+                            + timing.slack().toMillis() + " ms later"
                     : "client 0 sent nothing within " + timing.slack().toMillis() + " ms; no reply dropped", false);
         }
 

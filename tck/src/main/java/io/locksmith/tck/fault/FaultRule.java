@@ -28,7 +28,10 @@ public enum FaultRule {
     R9_6("R9.6", TckRule.Level.MUST, null, "killStoreNode()", "Exclusion holds when a store node is killed",
             "a grant must be acknowledged by a majority (quorum write) before the client is told"),
     R9_7("R9.7", TckRule.Level.MUST, Capability.FENCING, "failOver()", "A double grant after a failover is fenced",
-            "tokens drawn on a promoted replica must exceed every token the lost primary handed out");
+            "tokens drawn on a promoted replica must exceed every token the lost primary handed out"),
+    R9_8("R9.8", TckRule.Level.MUST, Capability.SESSION_BOUND, "uriThrough(TcpProxy)",
+            "A session-bound holder is told before its session can expire",
+            "report the session's suspension or loss through ProviderContext.lossListener() at once");
 
     private final String id;
     private final TckRule.Level level;

@@ -1,0 +1,151 @@
+package io.locksmith.lockctl.doctor;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.cluster.Member;
+import io.etcd.jetcd.maintenance.StatusResponse;
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.LockUri;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * etcd checks, read-only, with jetcd: members, each endpoint's status (leader, raft index, alarms) and
+ * round trip, and whether the endpoints agree on one leader.
+ */
+final class EtcdDoctor implements StoreDoctor {
+
+    private static final int DEFAULT_PORT = 2379;
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("etcd", "etcds");
+    }
+
+    @Override
+    public List<Finding> examine(LockUri uri, Duration timeout) {
+        String scheme = uri.scheme().equals("etcds") || uri.parameter("ssl").map(Boolean::parseBoolean).orElse(false)
+                ? "https://" : "http://";
+        List<String> endpoints = new ArrayList<>();
+        for (LockUri.HostPort host : uri.hosts(DEFAULT_PORT)) {
+            endpoints.add(scheme + host);
+        }
+        ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new)).connectTimeout(timeout)
+                .retryMaxAttempts(1).retryMaxDuration(timeout);
+        uri.userInfo().ifPresent(info -> {
+            int colon = info.indexOf(':');
+            builder.user(ByteSequence.from(colon < 0 ? info : info.substring(0, colon), StandardCharsets.UTF_8));
+            if (colon >= 0) {
+                builder.password(ByteSequence.from(info.substring(colon + 1), StandardCharsets.UTF_8));
+            }
+        });
+        List<Finding> findings = new ArrayList<>();
+        try (Client client = builder.build()) {
+            List<Member> members;
+            long start = System.nanoTime();
+            try {
+                members = client.getClusterClient().listMember().get(timeout.toMillis(), TimeUnit.MILLISECONDS).getMembers();
+            } catch (ExecutionException e) {
+                throw new LockStoreException("cannot reach etcd at " + String.join(",", endpoints) + ": "
+                        + rootMessage(e), e);
+            } catch (TimeoutException e) {
+                throw new LockStoreException("cannot reach etcd at " + String.join(",", endpoints) + ": no answer within "
+                        + timeout.toMillis() + " ms", e);
+            }
+            findings.add(Finding.ok("etcd connect", "member list in " + Millis.of(System.nanoTime() - start)));
+            findings.add(membersFinding(members));
+            Set<Long> leaders = new HashSet<>();
+            for (String endpoint : endpoints) {
+                findings.add(status(client, endpoint, timeout, leaders));
+            }
+            findings.add(leaderFinding(leaders));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockStoreException("interrupted while asking etcd", e);
+        }
+        return findings;
+    }
+
+    private static Finding membersFinding(List<Member> members) {
+        List<String> names = new ArrayList<>();
+        int learners = 0;
+        for (Member member : members) {
+            names.add((member.getName().isEmpty() ? Long.toHexString(member.getId()) : member.getName())
+                    + (member.isLearner() ? " (learner)" : ""));
+            learners += member.isLearner() ? 1 : 0;
+        }
+        int voters = members.size() - learners;
+        String detail = members.size() + " member(s): " + String.join(", ", names);
+        if (voters == 1) {
+            return Finding.warn("etcd members", detail + ": a single voting member has no fault tolerance",
+                    "run 3 or 5 members for production locks");
+        }
+        if (voters % 2 == 0) {
+            return Finding.warn("etcd members", detail + ": an even cluster tolerates no more failures than one member fewer",
+                    "run an odd number of members (3 or 5)");
+        }
+        return Finding.ok("etcd members", detail + ", tolerates " + (voters - 1) / 2 + " failure(s)");
+    }
+
+    private static Finding status(Client client, String endpoint, Duration timeout, Set<Long> leaders)
+            throws InterruptedException {
+        String check = "etcd " + endpoint + " status";
+        StatusResponse status;
+        long start;
+        try {
+            // The first call pays for the connection to this endpoint; the second shows the round trip.
+            client.getMaintenanceClient().statusMember(endpoint).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            start = System.nanoTime();
+            status = client.getMaintenanceClient().statusMember(endpoint).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            return Finding.fail(check, "no answer: " + rootMessage(e), "start the member or fix the address");
+        } catch (TimeoutException e) {
+            return Finding.fail(check, "no answer within " + timeout.toMillis() + " ms", "start the member or fix the address");
+        }
+        long elapsed = System.nanoTime() - start;
+        leaders.add(status.getLeader());
+        String detail = "version " + status.getVersion() + ", leader " + Long.toHexString(status.getLeader())
+                + ", raft term " + status.getRaftTerm() + " index " + status.getRaftIndex() + ", db "
+                + status.getDbSize() / 1024 + " KiB, round trip " + Millis.of(elapsed);
+        if (status.getLeader() == 0) {
+            return Finding.fail(check, detail + ": no leader, locks cannot be taken", "bring a majority of members back");
+        }
+        if (!status.getErrorList().isEmpty()) {
+            return Finding.fail(check, detail + "; errors: " + String.join("; ", status.getErrorList()),
+                    "clear the alarm (e.g. NOSPACE: compact, defragment, then 'alarm disarm')");
+        }
+        if (elapsed > 100_000_000L) {
+            return Finding.warn(check, detail, "slow answers: check the members' disks (fsync latency) and network");
+        }
+        return Finding.ok(check, detail);
+    }
+
+    private static Finding leaderFinding(Set<Long> leaders) {
+        leaders.remove(0L);
+        if (leaders.size() > 1) {
+            return Finding.fail("etcd leader", "endpoints name different leaders " + leaders
+                    + ": the URI mixes clusters, or a partition", "list the endpoints of one cluster only");
+        }
+        if (leaders.isEmpty()) {
+            return Finding.fail("etcd leader", "no endpoint knows a leader", "bring a majority of members back");
+        }
+        return Finding.ok("etcd leader", "all answering endpoints agree on leader " + Long.toHexString(leaders.iterator().next()));
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+}

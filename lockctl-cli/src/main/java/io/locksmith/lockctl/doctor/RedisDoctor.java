@@ -1,0 +1,310 @@
+package io.locksmith.lockctl.doctor;
+
+import io.locksmith.LockConfigurationException;
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.LockUri;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.resps.Slowlog;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Redis checks, read-only, with Jedis: round trip, role and replication lag, eviction policy, persistence,
+ * slow lock scripts, and the server clock. For {@code redis-sentinel://} the Sentinels are asked for the
+ * master first; for {@code redlock://} every master is checked.
+ */
+final class RedisDoctor implements StoreDoctor {
+
+    private static final int DEFAULT_PORT = 6379;
+    private static final int DEFAULT_SENTINEL_PORT = 26379;
+    private static final Set<String> LOCK_COMMANDS = Set.of("EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL",
+            "FCALL_RO", "SET", "DEL", "PEXPIRE", "EXPIRE", "HSET", "INCR");
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("redis", "rediss", "redis-sentinel", "redlock");
+    }
+
+    @Override
+    public List<Finding> examine(LockUri uri, Duration timeout) {
+        String password = uri.userInfo().map(info -> info.contains(":") ? info.substring(info.indexOf(':') + 1) : info)
+                .orElse(null);
+        String user = uri.userInfo().filter(info -> info.contains(":") && info.indexOf(':') > 0)
+                .map(info -> info.substring(0, info.indexOf(':'))).orElse(null);
+        boolean ssl = uri.scheme().equals("rediss") || uri.parameter("ssl").map(Boolean::parseBoolean).orElse(false);
+        DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis((int) timeout.toMillis()).socketTimeoutMillis((int) timeout.toMillis())
+                .user(user).password(password).ssl(ssl).clientName("lockctl-doctor").build();
+        List<Finding> findings = new ArrayList<>();
+        List<HostAndPort> masters = new ArrayList<>();
+        if (uri.scheme().equals("redis-sentinel")) {
+            masters.add(masterFromSentinels(uri, timeout, findings));
+        } else {
+            for (LockUri.HostPort host : uri.hosts(DEFAULT_PORT)) {
+                masters.add(new HostAndPort(host.host(), host.port()));
+            }
+        }
+        int reached = 0;
+        LockStoreException lastFailure = null;
+        for (HostAndPort master : masters) {
+            try {
+                findings.addAll(examineNode(master, config));
+                reached++;
+            } catch (LockStoreException e) {
+                lastFailure = e;
+                findings.add(Finding.fail("redis " + master + " reachable", e.getMessage(),
+                        "start the node or fix the address; RedLock needs a majority of its masters"));
+            }
+        }
+        if (reached == 0) {
+            throw lastFailure;
+        }
+        if (uri.scheme().equals("redlock")) {
+            findings.add(redlockFinding(masters.size(), reached));
+        }
+        return findings;
+    }
+
+    private static Finding redlockFinding(int masters, int reached) {
+        String check = "redlock quorum";
+        String detail = reached + " of " + masters + " masters reachable";
+        if (reached <= masters / 2) {
+            return Finding.fail(check, detail + ": no majority, no lock can be granted", "bring the masters back");
+        }
+        return Finding.warn(check, detail + "; RedLock gives no fencing token a resource can check, and is only as safe "
+                        + "as its timing assumptions",
+                "for correctness (not only efficiency) prefer a fencing store (redis://, zookeeper://, etcd://)");
+    }
+
+    private static HostAndPort masterFromSentinels(LockUri uri, Duration timeout, List<Finding> findings) {
+        String path = uri.path().startsWith("/") ? uri.path().substring(1) : uri.path();
+        String masterName = path.contains("/") ? path.substring(0, path.indexOf('/')) : path;
+        if (masterName.isEmpty()) {
+            throw new LockConfigurationException("'" + uri + "' names no master; use redis-sentinel://s1:26379,s2:26379/mymaster");
+        }
+        DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis((int) timeout.toMillis()).socketTimeoutMillis((int) timeout.toMillis())
+                .clientName("lockctl-doctor").build();
+        List<LockUri.HostPort> sentinels = uri.hosts(DEFAULT_SENTINEL_PORT);
+        LockStoreException failure = null;
+        for (LockUri.HostPort sentinel : sentinels) {
+            try (Jedis jedis = new Jedis(new HostAndPort(sentinel.host(), sentinel.port()), sentinelConfig)) {
+                List<String> address = jedis.sentinelGetMasterAddrByName(masterName);
+                if (address == null || address.size() < 2) {
+                    throw new LockConfigurationException("Sentinel " + sentinel + " knows no master named '" + masterName + "'");
+                }
+                String check = "sentinel " + masterName;
+                String detail = "master at " + address.get(0) + ":" + address.get(1) + " (asked " + sentinel + ")";
+                findings.add(sentinels.size() < 3
+                        ? Finding.warn(check, detail + "; " + sentinels.size() + " Sentinel(s) in the URI",
+                        "run 3 or more Sentinels and list them all, so a failover has a quorum")
+                        : Finding.ok(check, detail));
+                findings.add(Finding.warn("sentinel failover", "replication is asynchronous: a failover can promote "
+                                + "a replica that never saw a granted lock, and grant it again",
+                        "keep fencing tokens at the resource; waitReplicas=N in the URI (WAIT) narrows the window"));
+                return new HostAndPort(address.get(0), Integer.parseInt(address.get(1)));
+            } catch (JedisConnectionException e) {
+                failure = new LockStoreException("cannot reach Sentinel at " + sentinel + ": " + e.getMessage(), e);
+            }
+        }
+        throw failure;
+    }
+
+    private List<Finding> examineNode(HostAndPort node, DefaultJedisClientConfig config) {
+        String prefix = "redis " + node + " ";
+        try (Jedis jedis = new Jedis(node, config)) {
+            List<Finding> findings = new ArrayList<>();
+            findings.add(roundTrip(jedis, prefix));
+            findings.add(replication(jedis, prefix));
+            findings.add(eviction(jedis, prefix));
+            findings.add(persistence(jedis, prefix));
+            findings.add(slowLog(jedis, prefix));
+            findings.add(clock(jedis, prefix));
+            return findings;
+        } catch (JedisConnectionException e) {
+            throw new LockStoreException("cannot reach redis at " + node + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static Finding roundTrip(Jedis jedis, String prefix) {
+        long[] samples = new long[5];
+        for (int i = 0; i < samples.length; i++) {
+            long start = System.nanoTime();
+            jedis.ping();
+            samples[i] = System.nanoTime() - start;
+        }
+        Arrays.sort(samples);
+        long median = samples[samples.length / 2];
+        String detail = "PING median " + Millis.of(median) + " over " + samples.length;
+        if (median > 50_000_000L) {
+            return Finding.warn(prefix + "round trip", detail, "slow network or busy server: every acquire, renewal and "
+                    + "release pays this; keep leases far above it");
+        }
+        return Finding.ok(prefix + "round trip", detail);
+    }
+
+    private static Finding replication(Jedis jedis, String prefix) {
+        String check = prefix + "replication";
+        Map<String, String> info = parseInfo(jedis.info("replication"));
+        String role = info.getOrDefault("role", "?");
+        if (role.equals("slave")) {
+            return Finding.fail(check, "this node is a replica of " + info.get("master_host") + ":"
+                    + info.get("master_port") + "; lock scripts write, and replicas refuse writes",
+                    "point the URI at the master, or use redis-sentinel:// to follow failovers");
+        }
+        int replicas = Integer.parseInt(info.getOrDefault("connected_slaves", "0"));
+        if (replicas == 0) {
+            return Finding.ok(check, "master, no replicas (a crash of this node loses the locks it holds: see persistence)");
+        }
+        long masterOffset = Long.parseLong(info.getOrDefault("master_repl_offset", "0"));
+        List<String> lags = new ArrayList<>();
+        long worstBytes = 0;
+        long worstSeconds = 0;
+        for (int i = 0; i < replicas; i++) {
+            Map<String, String> replica = parseFields(info.getOrDefault("slave" + i, ""));
+            long offset = Long.parseLong(replica.getOrDefault("offset", "0"));
+            long lag = Long.parseLong(replica.getOrDefault("lag", "0"));
+            worstBytes = Math.max(worstBytes, masterOffset - offset);
+            worstSeconds = Math.max(worstSeconds, lag);
+            lags.add(replica.getOrDefault("ip", "?") + ":" + replica.getOrDefault("port", "?") + " "
+                    + replica.getOrDefault("state", "?") + ", " + (masterOffset - offset) + " bytes, lag " + lag + " s");
+        }
+        String detail = "master with " + replicas + " replica(s): " + String.join("; ", lags);
+        if (worstSeconds > 1 || worstBytes > 1_000_000) {
+            return Finding.warn(check, detail, "replicas are behind: a failover now would forget recent locks; "
+                    + "check the network and the replicas' load");
+        }
+        return Finding.warn(check, detail + "; replication is asynchronous, a failover can forget a granted lock",
+                "keep fencing tokens at the resource; waitReplicas=N in the URI (WAIT) narrows the window");
+    }
+
+    private static Finding eviction(Jedis jedis, String prefix) {
+        String check = prefix + "maxmemory-policy";
+        Map<String, String> config;
+        try {
+            config = jedis.configGet("maxmemory", "maxmemory-policy");
+        } catch (JedisDataException e) {
+            return Finding.warn(check, "CONFIG GET refused (" + e.getMessage() + "); cannot tell", "check maxmemory-policy "
+                    + "on the server: it must not be allkeys-*");
+        }
+        String policy = config.getOrDefault("maxmemory-policy", "?");
+        long maxmemory = Long.parseLong(config.getOrDefault("maxmemory", "0"));
+        String detail = policy + ", maxmemory " + (maxmemory == 0 ? "unlimited" : maxmemory + " bytes");
+        if (policy.startsWith("allkeys-")) {
+            return (maxmemory == 0 ? Finding.warn(check, detail + ": no eviction yet, but once maxmemory is set any key can "
+                    + "be evicted, lock keys and fencing counters included", "CONFIG SET maxmemory-policy noeviction")
+                    : Finding.fail(check, detail + ": under memory pressure Redis evicts any key, lock keys and fencing "
+                    + "counters included: two holders, repeated tokens", "CONFIG SET maxmemory-policy noeviction "
+                    + "(and in redis.conf), or keep locks on a Redis of their own"));
+        }
+        if (policy.startsWith("volatile-") && maxmemory > 0) {
+            return Finding.warn(check, detail + ": lock keys have a TTL, so they can be evicted under memory pressure",
+                    "use noeviction, or keep locks on a Redis of their own with room to spare");
+        }
+        return Finding.ok(check, detail);
+    }
+
+    private static Finding persistence(Jedis jedis, String prefix) {
+        String check = prefix + "persistence";
+        Map<String, String> config;
+        try {
+            config = jedis.configGet("appendonly", "appendfsync", "save");
+        } catch (JedisDataException e) {
+            return Finding.warn(check, "CONFIG GET refused; cannot tell", "check appendonly/appendfsync on the server");
+        }
+        boolean aof = "yes".equals(config.get("appendonly"));
+        String fsync = config.getOrDefault("appendfsync", "?");
+        String save = config.getOrDefault("save", "");
+        if (aof && fsync.equals("always")) {
+            return Finding.ok(check, "AOF, appendfsync always");
+        }
+        if (aof) {
+            return Finding.ok(check, "AOF, appendfsync " + fsync + ": a crash may forget the locks of the last second "
+                    + "(restart the node no sooner than the longest lease to be safe)");
+        }
+        String detail = save.isBlank() ? "no AOF, no RDB snapshots: a restart forgets every lock and fencing counter"
+                : "no AOF, RDB snapshots (save " + save + "): a restart forgets locks and fencing counters since the last snapshot";
+        return Finding.warn(check, detail, "appendonly yes with appendfsync everysec (or always), or delay a restarted "
+                + "node by the longest lease time before clients use it");
+    }
+
+    private static Finding slowLog(Jedis jedis, String prefix) {
+        String check = prefix + "slowlog";
+        List<Slowlog> entries;
+        try {
+            entries = jedis.slowlogGet(128);
+        } catch (JedisDataException e) {
+            return Finding.warn(check, "SLOWLOG refused (" + e.getMessage() + ")", "allow SLOWLOG GET for diagnosis");
+        }
+        int lockEntries = 0;
+        long slowestMicros = 0;
+        for (Slowlog entry : entries) {
+            if (!entry.getArgs().isEmpty() && LOCK_COMMANDS.contains(entry.getArgs().get(0).toUpperCase(Locale.ROOT))) {
+                lockEntries++;
+                slowestMicros = Math.max(slowestMicros, entry.getExecutionTime());
+            }
+        }
+        if (lockEntries == 0) {
+            return Finding.ok(check, entries.size() + " slow entries, none from lock scripts or lock commands");
+        }
+        return Finding.warn(check, lockEntries + " of " + entries.size() + " slow entries are lock scripts/commands, "
+                        + "slowest " + Millis.of(slowestMicros * 1000),
+                "a slow script blocks every client: look for big keys or a busy server (SLOWLOG GET)");
+    }
+
+    private static Finding clock(Jedis jedis, String prefix) {
+        String check = prefix + "clock";
+        long before = System.currentTimeMillis();
+        List<String> time = jedis.time();
+        long after = System.currentTimeMillis();
+        long serverMillis = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        long skew = serverMillis - (before + after) / 2;
+        String detail = "server clock " + (skew >= 0 ? "+" : "") + skew + " ms from this machine's";
+        if (Math.abs(skew) > 1000) {
+            return Finding.warn(check, detail + "; leases run on the server's clock, but a clock that jumps expires locks "
+                    + "early and logs disagree", "run NTP (chrony) on the server and the clients; never step the clock");
+        }
+        return Finding.ok(check, detail + " (leases run on the server's clock)");
+    }
+
+    static Map<String, String> parseInfo(String info) {
+        Map<String, String> result = new LinkedHashMap<>();
+        for (String line : info.split("\r?\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && !line.startsWith("#")) {
+                result.put(line.substring(0, colon), line.substring(colon + 1).trim());
+            }
+        }
+        return result;
+    }
+
+    private static Map<String, String> parseFields(String fields) {
+        Map<String, String> result = new LinkedHashMap<>();
+        for (String field : fields.split(",")) {
+            int equals = field.indexOf('=');
+            if (equals > 0) {
+                result.put(field.substring(0, equals), field.substring(equals + 1));
+            }
+        }
+        return result;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+}

@@ -1,0 +1,218 @@
+package io.locksmith.lockctl.doctor;
+
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.LockUri;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * ZooKeeper checks, read-only: connection and negotiated session timeout (with Curator), ensemble size
+ * (from the ensemble's config, else the connect string), and each server's mode and latency through the
+ * {@code srvr}/{@code mntr} four-letter words, which servers may not allow.
+ */
+final class ZooKeeperDoctor implements StoreDoctor {
+
+    private static final int DEFAULT_PORT = 2181;
+    /** The backend's default, so the negotiated timeout shown is the one locks will get. */
+    private static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(15);
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("zookeeper", "zk");
+    }
+
+    @Override
+    public List<Finding> examine(LockUri uri, Duration timeout) {
+        List<LockUri.HostPort> hosts = uri.hosts(DEFAULT_PORT);
+        String connectString = hosts.stream().map(LockUri.HostPort::toString).collect(Collectors.joining(","));
+        Duration requested = uri.duration("sessionTimeout", DEFAULT_SESSION_TIMEOUT);
+        List<Finding> findings = new ArrayList<>();
+        int ensembleSize;
+        try (CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connectString)
+                .sessionTimeoutMs((int) requested.toMillis()).connectionTimeoutMs((int) timeout.toMillis())
+                .retryPolicy(new RetryOneTime(100)).build()) {
+            curator.start();
+            long start = System.nanoTime();
+            boolean connected = curator.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!connected) {
+                throw new LockStoreException("cannot reach zookeeper at " + connectString + " within " + timeout.toMillis()
+                        + " ms", null);
+            }
+            findings.add(Finding.ok("zookeeper connect", "connected to " + connectString + " in "
+                    + Millis.of(System.nanoTime() - start)));
+            findings.add(sessionTimeout(curator, requested));
+            ensembleSize = ensembleSize(curator, hosts.size(), findings);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockStoreException("interrupted while connecting to zookeeper at " + connectString, e);
+        }
+        List<String> modes = new ArrayList<>();
+        for (LockUri.HostPort host : hosts) {
+            findings.add(serverState(host, timeout, modes));
+        }
+        findings.add(quorum(modes, ensembleSize, hosts.size()));
+        return findings;
+    }
+
+    private static Finding sessionTimeout(CuratorFramework curator, Duration requested) {
+        int negotiated;
+        try {
+            negotiated = curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        } catch (Exception e) {
+            return Finding.warn("zookeeper session timeout", "cannot read it: " + e.getMessage(), "");
+        }
+        String detail = "negotiated " + negotiated + " ms (asked " + requested.toMillis() + " ms): a dead holder keeps "
+                + "its locks this long";
+        if (negotiated != requested.toMillis()) {
+            return Finding.warn("zookeeper session timeout", detail + "; the server clamped the request to its "
+                    + "min/maxSessionTimeout", "set sessionTimeout= in the URI within the server's bounds (2 to 20 ticks "
+                    + "by default), or change minSessionTimeout/maxSessionTimeout on the servers");
+        }
+        if (negotiated > 60_000) {
+            return Finding.warn("zookeeper session timeout", detail, "a shorter session (10-30 s) frees a crashed "
+                    + "holder's locks sooner");
+        }
+        return Finding.ok("zookeeper session timeout", detail);
+    }
+
+    private static int ensembleSize(CuratorFramework curator, int hostsInUri, List<Finding> findings) {
+        int size = 0;
+        String source;
+        try {
+            String config = new String(curator.getConfig().forEnsemble(), StandardCharsets.UTF_8);
+            size = (int) config.lines().filter(line -> line.startsWith("server.")).count();
+            source = "from the ensemble's config";
+        } catch (Exception e) {
+            source = "";
+        }
+        if (size == 0) {
+            size = hostsInUri;
+            source = "from the connect string (the ensemble's config is not readable)";
+        }
+        String check = "zookeeper ensemble";
+        String detail = size + " server(s), " + source;
+        if (size == 1) {
+            findings.add(Finding.warn(check, detail + ": standalone, no fault tolerance",
+                    "run 3 or 5 servers for production locks"));
+        } else if (size % 2 == 0) {
+            findings.add(Finding.warn(check, detail + ": an even ensemble tolerates no more failures than one server fewer",
+                    "run an odd number of servers (3 or 5)"));
+        } else {
+            findings.add(Finding.ok(check, detail + ", tolerates " + (size - 1) / 2 + " failure(s)"));
+        }
+        return size;
+    }
+
+    private static Finding serverState(LockUri.HostPort host, Duration timeout, List<String> modes) {
+        String check = "zookeeper " + host + " srvr";
+        String srvr;
+        try {
+            srvr = fourLetterWord(host, "srvr", timeout);
+        } catch (IOException e) {
+            modes.add("unreachable");
+            return Finding.fail(check, "cannot reach " + host + ": " + e.getMessage(), "start the server or fix the address");
+        }
+        if (srvr.contains("not in the whitelist") || srvr.contains("not executed") || srvr.isBlank()) {
+            modes.add("unknown");
+            return Finding.warn(check, "four-letter words are disabled on this server; mode and latency unknown",
+                    "add 4lw.commands.whitelist=srvr,mntr,ruok to zoo.cfg to let doctor see them");
+        }
+        Map<String, String> fields = parseFourLetterReply(srvr);
+        String mode = fields.getOrDefault("Mode", "unknown");
+        modes.add(mode);
+        String latency = fields.getOrDefault("Latency min/avg/max", "?");
+        String detail = "mode " + mode + ", latency min/avg/max " + latency + " ms, outstanding "
+                + fields.getOrDefault("Outstanding", "?") + ", version " + fields.getOrDefault("Zookeeper version", "?")
+                .split("[,-]")[0];
+        String[] latencies = latency.split("/");
+        if (latencies.length == 3 && parseDouble(latencies[1]) > 50) {
+            return Finding.warn(check, detail, "average request latency above 50 ms: check disk (fsync of the "
+                    + "transaction log) and GC on the servers");
+        }
+        return Finding.ok(check, detail);
+    }
+
+    private static Finding quorum(List<String> modes, int ensembleSize, int hostsInUri) {
+        long leaders = modes.stream().filter("leader"::equals).count();
+        long followers = modes.stream().filter("follower"::equals).count();
+        long standalone = modes.stream().filter("standalone"::equals).count();
+        long unknown = modes.stream().filter(mode -> mode.equals("unknown")).count();
+        String detail = leaders + " leader, " + followers + " follower(s), " + standalone + " standalone, "
+                + unknown + " unknown, of " + hostsInUri + " server(s) in the URI";
+        if (standalone == modes.size() && standalone > 0) {
+            return Finding.ok("zookeeper quorum", detail + " (standalone server)");
+        }
+        if (unknown == modes.size()) {
+            return Finding.warn("zookeeper quorum", "cannot tell: four-letter words disabled",
+                    "add 4lw.commands.whitelist=srvr,mntr,ruok to zoo.cfg");
+        }
+        if (leaders > 1) {
+            return Finding.fail("zookeeper quorum", detail + ": more than one leader answers: the URI mixes ensembles",
+                    "list the servers of one ensemble only");
+        }
+        if (leaders == 0 && unknown == 0) {
+            return Finding.fail("zookeeper quorum", detail + ": no leader, so no quorum: locks cannot be taken",
+                    "bring a majority of the ensemble back");
+        }
+        if (leaders + followers <= ensembleSize / 2 && unknown == 0) {
+            return Finding.fail("zookeeper quorum", detail + ": fewer than a majority of " + ensembleSize + " are serving",
+                    "bring a majority of the ensemble back");
+        }
+        return Finding.ok("zookeeper quorum", detail);
+    }
+
+    /** Sends a four-letter word and reads the whole reply (the server closes the connection after it). */
+    static String fourLetterWord(LockUri.HostPort host, String word, Duration timeout) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host.host(), host.port()), (int) timeout.toMillis());
+            socket.setSoTimeout((int) timeout.toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write(word.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream reply = new ByteArrayOutputStream();
+            byte[] buffer = new byte[4096];
+            int read;
+            while ((read = in.read(buffer)) >= 0) {
+                reply.write(buffer, 0, read);
+            }
+            return reply.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    private static Map<String, String> parseFourLetterReply(String reply) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (String line : reply.split("\r?\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                fields.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+            }
+        }
+        return fields;
+    }
+
+    private static double parseDouble(String value) {
+        try {
+            return Double.parseDouble(value.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package io.locksmith.lockctl;
+
+import io.locksmith.tck.server.ServerProcess;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** doctor end to end: mem:// through the probe lock, and real Redis, ZooKeeper and etcd servers. */
+class DoctorTest {
+
+    @Test
+    void memStorePassesTheProbe() {
+        Run run = Run.lockctl("doctor", "--uri", "mem://doctor-test");
+
+        assertEquals(ExitCode.OK, run.exitCode(), run.both());
+        assertTrue(run.out().contains("probe lock round trip: acquire median"), run.both());
+        assertTrue(run.out().contains("the only write doctor makes"), run.both());
+        assertTrue(run.out().contains("[OK  ] probe inspect: the store names this client as the holder"), run.both());
+        assertTrue(run.out().contains("[OK  ] probe fencing"), run.both());
+        assertTrue(run.out().contains("0 FAIL"), run.both());
+    }
+
+    @Test
+    void readOnlySkipsTheProbe() {
+        Run run = Run.lockctl("doctor", "--uri", "mem://doctor-test", "--read-only");
+
+        assertEquals(ExitCode.OK, run.exitCode(), run.both());
+        assertTrue(run.out().contains("probe lock: skipped (--read-only): nothing was written"), run.both());
+    }
+
+    @Test
+    void redisWithoutPersistenceWarnsAndAllKeysEvictionFails(@TempDir Path dir) {
+        try (ServerProcess redis = Servers.redis(dir)) {
+            String uri = "redis://127.0.0.1:" + redis.port();
+            Run healthy = Run.lockctl("doctor", "--uri", uri, "--read-only");
+
+            assertEquals(ExitCode.OK, healthy.exitCode(), healthy.both());
+            String node = "redis 127.0.0.1:" + redis.port();
+            assertTrue(healthy.out().contains(node + " round trip: PING median"), healthy.both());
+            assertTrue(healthy.out().contains("[OK  ] " + node + " maxmemory-policy: noeviction"), healthy.both());
+            assertTrue(healthy.out().contains("[WARN] " + node + " persistence: no AOF, no RDB snapshots"), healthy.both());
+            assertTrue(healthy.out().contains("       fix: appendonly yes"), healthy.both());
+            assertTrue(healthy.out().contains("[OK  ] " + node + " replication: master, no replicas"), healthy.both());
+            assertTrue(healthy.out().contains("[OK  ] " + node + " clock"), healthy.both());
+            assertTrue(healthy.out().contains("[OK  ] " + node + " slowlog"), healthy.both());
+
+            try (Jedis jedis = new Jedis("127.0.0.1", redis.port())) {
+                jedis.configSet("maxmemory", "100mb");
+                jedis.configSet("maxmemory-policy", "allkeys-lru");
+            }
+            Run evicting = Run.lockctl("doctor", "--uri", uri, "--read-only", "--json");
+
+            assertEquals(ExitCode.CHECK_FAILED, evicting.exitCode(), evicting.both());
+            assertTrue(evicting.out().startsWith("{\"uri\":\"" + uri + "\",\"verdict\":\"FAIL\",\"findings\":["), evicting.both());
+            assertTrue(evicting.out().contains("{\"check\":\"" + node + " maxmemory-policy\",\"verdict\":\"FAIL\","
+                    + "\"detail\":\"allkeys-lru, maxmemory 104857600 bytes"), evicting.both());
+        }
+    }
+
+    @Test
+    void redisReplicaFailsAndMasterWarnsAboutAsyncReplication(@TempDir Path dir) throws Exception {
+        Path masterDir = dir.resolve("master");
+        Path replicaDir = dir.resolve("replica");
+        java.nio.file.Files.createDirectories(masterDir);
+        java.nio.file.Files.createDirectories(replicaDir);
+        try (ServerProcess master = Servers.redis(masterDir);
+             ServerProcess replica = Servers.redis(replicaDir, "--replicaof", "127.0.0.1", String.valueOf(master.port()))) {
+            Run onReplica = Run.lockctl("doctor", "--uri", "redis://127.0.0.1:" + replica.port(), "--read-only");
+
+            assertEquals(ExitCode.CHECK_FAILED, onReplica.exitCode(), onReplica.both());
+            assertTrue(onReplica.out().contains("[FAIL] redis 127.0.0.1:" + replica.port() + " replication: this node is a replica"),
+                    onReplica.both());
+
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> {
+                try (Jedis jedis = new Jedis("127.0.0.1", master.port())) {
+                    return jedis.info("replication").contains("connected_slaves:1");
+                }
+            });
+            Run onMaster = Run.lockctl("doctor", "--uri", "redis://127.0.0.1:" + master.port(), "--read-only");
+
+            assertEquals(ExitCode.OK, onMaster.exitCode(), onMaster.both());
+            assertTrue(onMaster.out().contains("replication: master with 1 replica(s)"), onMaster.both());
+            assertTrue(onMaster.out().contains("a failover can forget a granted lock"), onMaster.both());
+        }
+    }
+
+    @Test
+    void redlockWithOneOfTwoMastersDownHasNoQuorum(@TempDir Path dir) {
+        try (ServerProcess redis = Servers.redis(dir)) {
+            Run run = Run.lockctl("doctor", "--uri", "redlock://127.0.0.1:" + redis.port() + ",127.0.0.1:1", "--read-only",
+                    "--timeout", "1s");
+
+            assertEquals(ExitCode.CHECK_FAILED, run.exitCode(), run.both());
+            assertTrue(run.out().contains("redis 127.0.0.1:" + redis.port() + " round trip"), run.both());
+            assertTrue(run.out().contains("[FAIL] redis 127.0.0.1:1 reachable: cannot reach redis at 127.0.0.1:1"), run.both());
+            assertTrue(run.out().contains("[FAIL] redlock quorum: 1 of 2 masters reachable: no majority"), run.both());
+        }
+    }
+
+    @Test
+    void sentinelLeadsDoctorToTheMaster(@TempDir Path dir) throws Exception {
+        try (ServerProcess master = Servers.redis(dir);
+             ServerProcess sentinel = Servers.sentinel(dir, "locks", master.port())) {
+            Run run = Run.lockctl("doctor", "--uri", "redis-sentinel://127.0.0.1:" + sentinel.port() + "/locks",
+                    "--read-only");
+
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            assertTrue(run.out().contains("[WARN] sentinel locks: master at 127.0.0.1:" + master.port() + " (asked 127.0.0.1:"
+                    + sentinel.port() + "); 1 Sentinel(s) in the URI"), run.both());
+            assertTrue(run.out().contains("[WARN] sentinel failover: replication is asynchronous"), run.both());
+            assertTrue(run.out().contains("redis 127.0.0.1:" + master.port() + " maxmemory-policy"), run.both());
+        }
+    }
+
+    @Test
+    void zooKeeperReportsSessionTimeoutEnsembleAndQuorum() throws Exception {
+        try (TestingServer zookeeper = new TestingServer(true)) {
+            Run run = Run.lockctl("doctor", "--uri", "zookeeper://" + zookeeper.getConnectString() + "/locks",
+                    "--read-only");
+
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            assertTrue(run.out().contains("[OK  ] zookeeper connect: connected to " + zookeeper.getConnectString()), run.both());
+            assertTrue(run.out().contains("zookeeper session timeout: negotiated"), run.both());
+            assertTrue(run.out().contains("[WARN] zookeeper ensemble: 1 server(s)"), run.both());
+            assertTrue(run.out().contains("zookeeper " + zookeeper.getConnectString() + " srvr"), run.both());
+            assertTrue(run.out().contains("zookeeper quorum"), run.both());
+        }
+    }
+
+    @Test
+    void unreachableZooKeeperExitsThree() {
+        Run run = Run.lockctl("doctor", "--uri", "zookeeper://127.0.0.1:1", "--read-only", "--timeout", "1s");
+
+        assertEquals(ExitCode.STORE_UNREACHABLE, run.exitCode(), run.both());
+        assertTrue(run.err().contains("lockctl: store unreachable: cannot reach zookeeper at 127.0.0.1:1"), run.both());
+    }
+
+    @Test
+    void etcdReportsMembersStatusAndLeader(@TempDir Path dir) {
+        try (ServerProcess etcd = Servers.etcd(dir)) {
+            Run run = Run.lockctl("doctor", "--uri", "etcd://127.0.0.1:" + etcd.port(), "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            assertTrue(run.out().contains("[WARN] etcd members: 1 member(s): lockctl"), run.both());
+            // OK, or WARN when the loaded test machine answers slowly: not a timing assertion.
+            assertTrue(run.out().contains("etcd http://127.0.0.1:" + etcd.port() + " status: version 3."), run.both());
+            assertTrue(run.out().contains("[OK  ] etcd leader: all answering endpoints agree"), run.both());
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.locksmith.lockctl;
+
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** inspect and bench end to end on mem:// (a store in this JVM, shared by name with the command). */
+class InspectAndBenchTest {
+
+    @Test
+    void inspectShowsTheHolderTokenAndRemainingLease() {
+        String uri = "mem://inspect-" + UUID.randomUUID();
+        try (LockClient client = LockClient.open(uri);
+             Lease lease = client.lock("order:1001").acquire(Duration.ofSeconds(1))) {
+            Run run = Run.lockctl("inspect", "--uri", uri, "order:1001", "order:1002");
+
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            String[] lines = run.out().split("\n");
+            assertTrue(lines[0].startsWith("NAME"), run.both());
+            assertTrue(lines[1].startsWith("order:1001"), run.both());
+            assertTrue(lines[1].contains("held") && lines[1].contains(client.clientId()), run.both());
+            assertTrue(lines[1].contains(Thread.currentThread().getName()), run.both());
+            assertTrue(lines[1].contains(" " + lease.fencingToken() + " "), run.both());
+            assertTrue(lines[1].contains(" ms"), "remaining lease: " + run.both());
+            assertTrue(lines[2].startsWith("order:1002") && lines[2].contains("free"), run.both());
+        }
+    }
+
+    @Test
+    void inspectJsonIsForScripts() {
+        String uri = "mem://inspect-" + UUID.randomUUID();
+        try (LockClient client = LockClient.open(uri);
+             Lease lease = client.lock("sku-7").acquire(Duration.ofSeconds(1))) {
+            Run run = Run.lockctl("inspect", "--uri", uri, "--json", "sku-7", "sku-8");
+
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            String json = run.out().strip();
+            assertTrue(json.startsWith("{\"uri\":\"" + uri + "\",\"locks\":[{\"name\":\"sku-7\",\"held\":true,"), json);
+            assertTrue(json.contains("\"clientId\":\"" + client.clientId() + "\""), json);
+            assertTrue(json.contains("\"fencingToken\":" + lease.fencingToken()), json);
+            assertTrue(json.contains("{\"name\":\"sku-8\",\"held\":false}"), json);
+        }
+    }
+
+    @Test
+    void inspectPrefixOnAStoreThatCannotListIsAUsageError() {
+        Run run = Run.lockctl("inspect", "--uri", "mem://", "--prefix", "order:");
+
+        assertEquals(ExitCode.USAGE, run.exitCode(), run.both());
+        assertTrue(run.err().startsWith("lockctl: --prefix is not supported for mem://"), run.both());
+    }
+
+    @Test
+    void benchPrintsLatencyAndThroughput() {
+        Run run = Run.lockctl("bench", "--uri", "mem://bench-" + UUID.randomUUID(), "--ops", "200", "--threads", "3");
+
+        assertEquals(ExitCode.OK, run.exitCode(), run.both());
+        assertTrue(run.out().contains("acquire+release p50"), run.both());
+        assertTrue(run.out().contains("acquire+release p99"), run.both());
+        assertTrue(run.out().contains("ops/s"), run.both());
+        assertTrue(run.out().contains("contended, 3 clients"), run.both());
+    }
+}

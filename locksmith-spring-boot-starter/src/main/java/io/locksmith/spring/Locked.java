@@ -1,0 +1,95 @@
+package io.locksmith.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method while holding a distributed lock of the auto-configured
+ * {@link io.locksmith.LockClient}:
+ * <pre>{@code
+ * @Locked(name = "'order:' + #orderId", waitTime = "3s", leaseTime = "10s")
+ * public void ship(long orderId) {
+ *     long token = LockContext.currentFencingToken();   // hand it to the resource
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <h2>Acquire and release</h2>
+ * The lock is acquired before the method runs, waiting at most {@link #waitTime()}, and released when it returns
+ * or throws. If it is not obtained in time the method does not run: by default a
+ * {@link io.locksmith.LockTimeoutException} naming the lock is thrown; with {@link OnTimeout#SKIP} the call
+ * returns {@code null} (an empty {@code Optional} for {@code Optional} methods). Re-entry from the same thread
+ * (a {@code @Locked} method calling another with the same name) is counted locally and shares the fencing token.
+ * Store errors surface as {@link io.locksmith.LockStoreException}.
+ *
+ * <h2>Inside the method</h2>
+ * {@link LockContext#currentLease()} and {@link LockContext#currentFencingToken()} give the lease of the
+ * innermost {@code @Locked} method running on this thread. Pass the token to the resource you write, and call
+ * {@code LockContext.currentLease().ensureHeld()} before an irreversible step.
+ *
+ * <h2>Rules</h2>
+ * The annotation works through a Spring proxy: on public (or protected) methods of beans, called from another
+ * bean (a call through {@code this} bypasses the proxy, as with {@code @Transactional}). Methods returning a
+ * {@code CompletionStage}, {@code Future} or reactive {@code Publisher} are refused at startup: the lock would
+ * be released when the method returns, before the asynchronous work ends. Bad durations, unparsable names and
+ * unsupported return types fail when the application starts, naming the method. By default the lock advisor
+ * runs outside {@code @Transactional}, so a transaction commits before its lock is released.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface Locked {
+
+    /**
+     * The lock name, a SpEL expression: {@code "'order:' + #orderId"}. Method parameters are variables by name
+     * (compile with {@code -parameters}) and as {@code #p0}/{@code #a0}; {@code #root.method},
+     * {@code #root.args} and {@code #root.target} are available, and beans as {@code @beanName}. Literal text
+     * must be quoted: {@code "'nightly-report'"}. The value must not be null or blank.
+     */
+    String name();
+
+    /**
+     * How long to wait for the lock (named {@code waitTime} because an annotation cannot declare {@code wait()}): {@code "3s"}, {@code "500ms"}, {@code "PT2M"}, {@code "0s"} for one attempt
+     * without waiting. Empty means {@code locksmith.annotation.default-wait} (3s unless configured). The duration
+     * attributes may be property placeholders: {@code "${orders.lock-wait:3s}"}.
+     */
+    String waitTime() default "";
+
+    /** The lease time, e.g. {@code "10s"}; empty means the client's default ({@code locksmith.lease}). */
+    String leaseTime() default "";
+
+    /** The maximum hold, e.g. {@code "2m"}; empty means the client's default ({@code locksmith.max-hold}). */
+    String maxHold() default "";
+
+    /** Whether the lease is renewed while the method runs; {@link Renewal#DEFAULT} keeps the client's default. */
+    Renewal renewal() default Renewal.DEFAULT;
+
+    /** What happens when the lock is not obtained within {@link #waitTime()}. */
+    OnTimeout onTimeout() default OnTimeout.THROW;
+
+    /** Lease renewal while a {@code @Locked} method runs. */
+    enum Renewal {
+        /** The client's default ({@code locksmith.renew}, true unless configured). */
+        DEFAULT,
+        /** Renew the lease while the method runs, up to the maximum hold. */
+        RENEWING,
+        /** Never renew: the lease ends after the lease time even if the method still runs. */
+        FIXED
+    }
+
+    /** The outcome of a {@code @Locked} call whose lock was not obtained in time. */
+    enum OnTimeout {
+        /** Throw {@link io.locksmith.LockTimeoutException} naming the lock; the method does not run. */
+        THROW,
+        /**
+         * Do not run the method and return {@code null}, or an empty {@code Optional} for {@code Optional} methods
+         * (for scheduled jobs that only one instance should run). Refused on methods returning a primitive.
+         */
+        SKIP
+    }
+}

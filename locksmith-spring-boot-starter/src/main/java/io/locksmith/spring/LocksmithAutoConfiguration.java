@@ -1,0 +1,76 @@
+package io.locksmith.spring;
+
+import io.locksmith.LockClient;
+import io.locksmith.LockListener;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.env.Environment;
+
+import java.time.Duration;
+
+/**
+ * Auto-configures a {@link LockClient} from the {@code locksmith.*} properties (closed on shutdown), the
+ * {@link Locked @Locked} advisor and the lock event log. Backs off when the application defines its own
+ * {@code LockClient}; switched off entirely by {@code locksmith.enabled=false}.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = "locksmith.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LocksmithProperties.class)
+public class LocksmithAutoConfiguration {
+
+    /**
+     * The client, with every {@link LockListener} bean registered (the metrics and the event log among them) and
+     * every {@link LockClientBuilderCustomizer} applied.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public LockClient lockClient(LocksmithProperties properties, ObjectProvider<LockListener> listeners,
+                                 ObjectProvider<LockClientBuilderCustomizer> customizers) {
+        return LockClientFactory.create(properties, listeners.orderedStream().toList(),
+                customizers.orderedStream().toList());
+    }
+
+    /** The SLF4J lock event log (logger {@value LockEventLogger#LOGGER}). */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "locksmith.logging.enabled", matchIfMissing = true)
+    public LockEventLogger lockEventLogger() {
+        return new LockEventLogger();
+    }
+
+    /** The {@link Locked @Locked} support. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "locksmith.annotation.enabled", matchIfMissing = true)
+    @Import(LocksmithAutoProxyRegistrar.class)
+    static class LockedAnnotationConfiguration {
+
+        // Static and lazy in what it uses: advisors are instantiated early, before the client and the properties.
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        @ConditionalOnMissingBean
+        static LockedMethodAdvisor lockedMethodAdvisor(ObjectProvider<LockClient> client,
+                                                       ObjectProvider<LocksmithProperties> properties,
+                                                       Environment environment, BeanFactory beanFactory) {
+            int order = environment.getProperty("locksmith.annotation.order", Integer.class,
+                    LockedMethodAdvisor.DEFAULT_ORDER);
+            return new LockedMethodAdvisor(client, () -> defaultWait(properties), new BeanFactoryResolver(beanFactory),
+                    environment::resolveRequiredPlaceholders, order);
+        }
+
+        private static Duration defaultWait(ObjectProvider<LocksmithProperties> properties) {
+            LocksmithProperties bound = properties.getIfAvailable();
+            Duration wait = bound == null ? null : bound.getAnnotation().getDefaultWait();
+            return wait == null || wait.isNegative() ? Duration.ofSeconds(3) : wait;
+        }
+    }
+}
