@@ -21,7 +21,7 @@ record BenchConfig(Duration warmup, Duration measure, int contenders, Duration h
                    int manyThreads, int names, int renewalLocks,
                    Duration renewalHold, Duration renewalLease, Duration maxWait) {
 
-    /** About eleven minutes with every store: 60 s of renewal per subject is most of it. */
+    /** About twelve minutes with every store: 60 s of renewal per subject is most of it. */
     static BenchConfig full() {
         return new BenchConfig(Duration.ofSeconds(2), Duration.ofSeconds(4), 8, Duration.ofMillis(1),
                 Duration.ofMillis(20), 32, 10_000, 10_000, Duration.ofSeconds(60), Duration.ofSeconds(30),

@@ -22,7 +22,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
 
     static final String USAGE = """
             usage: java -jar bench/target/locksmith-bench.jar [options]
-              --quick                    short windows (about 4 minutes with every store) instead of the full run (about 11)
+              --quick                    short windows (about 4 minutes with every store) instead of the full run (about 12)
               --stores LIST              comma-separated: redis,zookeeper,etcd,mem (default redis,zookeeper,etcd)
               --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
