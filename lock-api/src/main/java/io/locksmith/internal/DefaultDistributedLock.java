@@ -100,7 +100,9 @@ final class DefaultDistributedLock implements DistributedLock {
         LockProvider provider = client.provider();
         Owner owner = client.newOwner();
         long start = System.nanoTime();
-        WaitQueues.Waiter waiter = willWait ? client.waitQueues.enter(name) : null;
+        // Joined only once the lock proved taken, so an uncontended acquire costs one store request and no
+        // subscription; the attempt right after joining catches a release made before the subscription existed.
+        WaitQueues.Waiter waiter = null;
         boolean acquired = false;
         client.acquiring(owner);
         try {
@@ -126,6 +128,10 @@ final class DefaultDistributedLock implements DistributedLock {
                 if (!willWait || (maxWaitNanos != FOREVER && elapsed >= maxWaitNanos)) {
                     client.events().emit(LockEvent.Type.ACQUIRE_TIMED_OUT, name, -1, owner.holder(), elapsed, null);
                     return Optional.empty();
+                }
+                if (waiter == null) {
+                    waiter = client.waitQueues.enter(name);
+                    continue;
                 }
                 long pause = backoff.next();
                 if (maxWaitNanos != FOREVER) {

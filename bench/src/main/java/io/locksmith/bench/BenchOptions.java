@@ -1,0 +1,166 @@
+package io.locksmith.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The command line of the bench.
+ * <pre>
+ * java -jar bench/target/locksmith-bench.jar [--quick] [--stores redis,zookeeper,etcd,mem]
+ *     [--scenarios uncontended,contended,many-names,renewal] [--only TEXT] [--warmup 2s] [--measure 5s]
+ *     [--renewal-hold 60s] [--renewal-lease 30s] [--renewal-locks 10000] [--out bench/results]
+ *     [--update-doc docs/PERFORMANCE.md]
+ * </pre>
+ */
+record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Scenario> scenarios, String only,
+                    Path out, Path updateDoc, String commandLine) {
+
+    static final String USAGE = """
+            usage: java -jar bench/target/locksmith-bench.jar [options]
+              --quick                    short windows (about 4 minutes with every store) instead of the full run (about 12)
+              --stores LIST              comma-separated: redis,zookeeper,etcd,mem (default redis,zookeeper,etcd)
+              --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
+              --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
+              --warmup D / --measure D   per subject and scenario, e.g. 2s, 500ms
+              --renewal-hold D           how long the renewal scenario holds its locks (full 60s, quick 12s)
+              --renewal-lease D          lease (watchdog timeout, TTL) of the renewed locks (full 30s, quick 6s)
+              --renewal-locks N          locks held in the renewal scenario (default 10000)
+              --out DIR                  where latest.md and latest.json go (default bench/results)
+              --update-doc FILE          also put the results between the results markers of FILE
+                                         (docs/PERFORMANCE.md)
+            """;
+
+    static BenchOptions parse(String... args) {
+        boolean quick = false;
+        Set<Store> stores = EnumSet.of(Store.REDIS, Store.ZOOKEEPER, Store.ETCD);
+        Set<Scenario> scenarios = EnumSet.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.MANY_NAMES, Scenario.RENEWAL);
+        String only = null;
+        Path out = Path.of("bench", "results");
+        Path updateDoc = null;
+        Duration warmup = null;
+        Duration measure = null;
+        Duration renewalHold = null;
+        Duration renewalLease = null;
+        Integer renewalLocks = null;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            switch (arg) {
+                case "--quick" -> quick = true;
+                case "--stores" -> stores = stores(value(args, ++i, arg));
+                case "--scenarios" -> scenarios = scenarios(value(args, ++i, arg));
+                case "--only" -> only = value(args, ++i, arg).toLowerCase(Locale.ROOT);
+                case "--warmup" -> warmup = duration(value(args, ++i, arg), arg);
+                case "--measure" -> measure = duration(value(args, ++i, arg), arg);
+                case "--renewal-hold" -> renewalHold = duration(value(args, ++i, arg), arg);
+                case "--renewal-lease" -> renewalLease = duration(value(args, ++i, arg), arg);
+                case "--renewal-locks" -> renewalLocks = positiveInt(value(args, ++i, arg), arg);
+                case "--out" -> out = Path.of(value(args, ++i, arg));
+                case "--update-doc" -> updateDoc = Path.of(value(args, ++i, arg));
+                default -> throw new IllegalArgumentException("unknown option '" + arg + "'\n" + USAGE);
+            }
+        }
+        BenchConfig config = quick ? BenchConfig.quick() : BenchConfig.full();
+        config = config.withTimes(warmup == null ? config.warmup() : warmup, measure == null ? config.measure() : measure);
+        config = config.withRenewal(renewalHold == null ? config.renewalHold() : renewalHold,
+                renewalLease == null ? config.renewalLease() : renewalLease,
+                renewalLocks == null ? config.renewalLocks() : renewalLocks);
+        if (config.renewalLease().toMillis() % 1000 != 0) {
+            throw new IllegalArgumentException("--renewal-lease must be whole seconds (etcd leases are), was "
+                    + config.renewalLease());
+        }
+        return new BenchOptions(config, quick, stores, scenarios, only, out, updateDoc, String.join(" ", args));
+    }
+
+    /** Whether a subject runs: every baseline does, others only if they match {@code --only}. */
+    boolean includes(Subjects.Entry entry) {
+        return only == null || entry.baseline() || entry.subject().label().toLowerCase(Locale.ROOT).contains(only);
+    }
+
+    private static String value(String[] args, int index, String option) {
+        if (index >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value\n" + USAGE);
+        }
+        return args[index];
+    }
+
+    private static Set<Store> stores(String list) {
+        Set<Store> stores = EnumSet.noneOf(Store.class);
+        for (String name : split(list)) {
+            try {
+                stores.add(Store.valueOf(name.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("unknown store '" + name + "'; known: redis, zookeeper, etcd, mem", e);
+            }
+        }
+        return stores;
+    }
+
+    private static Set<Scenario> scenarios(String list) {
+        Set<Scenario> scenarios = EnumSet.noneOf(Scenario.class);
+        for (String name : split(list)) {
+            try {
+                Scenario scenario = Scenario.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_'));
+                if (scenario == Scenario.ROUND_TRIP) {
+                    throw new IllegalArgumentException(name);
+                }
+                scenarios.add(scenario);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("unknown scenario '" + name
+                        + "'; known: uncontended, contended, many-names, renewal", e);
+            }
+        }
+        return scenarios;
+    }
+
+    private static List<String> split(String list) {
+        List<String> parts = new ArrayList<>();
+        for (String part : list.split(",")) {
+            if (!part.isBlank()) {
+                parts.add(part.strip());
+            }
+        }
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("empty list '" + list + "'");
+        }
+        return parts;
+    }
+
+    static Duration duration(String text, String option) {
+        String t = text.strip().toLowerCase(Locale.ROOT);
+        try {
+            Duration d;
+            if (t.endsWith("ms")) {
+                d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            } else if (t.endsWith("s")) {
+                d = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
+            } else if (t.endsWith("m")) {
+                d = Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
+            } else {
+                throw new NumberFormatException();
+            }
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(option + " must be positive, was '" + text + "'");
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " takes a duration such as 500ms, 20s or 1m, was '" + text + "'", e);
+        }
+    }
+
+    private static int positiveInt(String text, String option) {
+        try {
+            int value = Integer.parseInt(text.strip());
+            if (value <= 0) {
+                throw new NumberFormatException();
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " takes a positive number, was '" + text + "'", e);
+        }
+    }
+}

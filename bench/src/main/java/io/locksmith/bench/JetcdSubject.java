@@ -1,0 +1,128 @@
+package io.locksmith.bench;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.support.CloseableClient;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.grpc.stub.StreamObserver;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * jetcd's {@code Lock} service with a lease kept alive by jetcd's {@code keepAlive}: either one lease per
+ * thread, granted once (the cheapest way to use it), or one lease per held lock, granted on acquire and
+ * revoked on release (each lock with its own TTL, as Redisson's watchdog gives).
+ */
+final class JetcdSubject implements Subject {
+
+    enum LeaseMode { PER_THREAD, PER_LOCK }
+
+    private final String label;
+    private final String endpoint;
+    private final LeaseMode leaseMode;
+    private final Duration leaseTtl;
+
+    JetcdSubject(String label, String endpoint, LeaseMode leaseMode, Duration leaseTtl) {
+        this.label = label;
+        this.endpoint = endpoint;
+        this.leaseMode = leaseMode;
+        this.leaseTtl = leaseTtl;
+    }
+
+    @Override
+    public String label() {
+        return label;
+    }
+
+    @Override
+    public Store store() {
+        return Store.ETCD;
+    }
+
+    @Override
+    public boolean isLocksmith() {
+        return false;
+    }
+
+    @Override
+    public Contender open(int threads) {
+        Client client = Client.builder().endpoints(endpoint).build();
+        List<CloseableClient> keepAlives = new CopyOnWriteArrayList<>();
+        ThreadLocal<Long> threadLease = new ThreadLocal<>();
+        return new Contender() {
+            private long grantKeptAlive() throws Exception {
+                long lease = client.getLeaseClient().grant(leaseTtl.toSeconds()).get(10, TimeUnit.SECONDS).getID();
+                keepAlives.add(client.getLeaseClient().keepAlive(lease, IGNORE));
+                return lease;
+            }
+
+            @Override
+            public Held acquire(String name, Duration maxWait) throws Exception {
+                long lease;
+                if (leaseMode == LeaseMode.PER_THREAD) {
+                    Long existing = threadLease.get();
+                    if (existing == null) {
+                        existing = grantKeptAlive();
+                        threadLease.set(existing);
+                    }
+                    lease = existing;
+                } else {
+                    lease = client.getLeaseClient().grant(leaseTtl.toSeconds()).get(10, TimeUnit.SECONDS).getID();
+                }
+                CloseableClient keepAlive = leaseMode == LeaseMode.PER_LOCK
+                        ? client.getLeaseClient().keepAlive(lease, IGNORE) : null;
+                ByteSequence key;
+                try {
+                    key = client.getLockClient().lock(bytes(name), lease)
+                            .get(maxWait.toMillis(), TimeUnit.MILLISECONDS).getKey();
+                } catch (TimeoutException | ExecutionException | InterruptedException e) {
+                    if (keepAlive != null) {
+                        keepAlive.close();
+                        client.getLeaseClient().revoke(lease);
+                    }
+                    if (e instanceof TimeoutException) {
+                        throw new TimeoutException(label + " did not acquire " + name + " within " + maxWait);
+                    }
+                    throw e;
+                }
+                return () -> {
+                    client.getLockClient().unlock(key).get(10, TimeUnit.SECONDS);
+                    if (keepAlive != null) {
+                        keepAlive.close();
+                        client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+                    }
+                };
+            }
+
+            @Override
+            public void close() {
+                keepAlives.forEach(CloseableClient::close);
+                client.close();
+            }
+        };
+    }
+
+    static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+
+    private static final StreamObserver<LeaseKeepAliveResponse> IGNORE = new StreamObserver<>() {
+        @Override
+        public void onNext(LeaseKeepAliveResponse value) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+        }
+
+        @Override
+        public void onCompleted() {
+        }
+    };
+}

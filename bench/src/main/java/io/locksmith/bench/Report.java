@@ -1,0 +1,346 @@
+package io.locksmith.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Turns the results of a run into the Markdown tables (absolute figures and ratios to the baseline of the
+ * same store and scenario, measured in the same run) and the JSON file.
+ */
+final class Report {
+
+    /** A column: a metric, its header, and whether a ratio to the baseline is shown after it. */
+    private record Column(String metric, String header, boolean ratio) {
+    }
+
+    private static final Map<Scenario, List<Column>> COLUMNS = Map.of(
+            Scenario.UNCONTENDED, List.of(new Column("p50_us", "p50 µs", true), new Column("p99_us", "p99 µs", true),
+                    new Column("ops_per_s", "ops/s", true)),
+            Scenario.CONTENDED, List.of(new Column("acquisitions_per_s", "acquisitions/s", true),
+                    new Column("handoff_p50_us", "handoff p50 µs", true),
+                    new Column("handoff_p99_us", "handoff p99 µs", true),
+                    new Column("handoffs_to_waiters_pct", "to a waiter %", false)),
+            Scenario.MANY_NAMES, List.of(new Column("ops_per_s", "ops/s", true), new Column("p50_us", "p50 µs", true),
+                    new Column("p99_us", "p99 µs", true)),
+            Scenario.RENEWAL, List.of(new Column("store_requests_per_s", "store requests/s", true),
+                    new Column("requests_per_round", "requests per lease/3", false),
+                    new Column("client_cpu_pct", "client CPU %", true), new Column("heap_mb", "heap MB", true),
+                    new Column("locks_lost", "locks lost", false)));
+
+    private final List<Result> results;
+    private final Map<String, String> environment;
+
+    Report(List<Result> results, Map<String, String> environment) {
+        this.results = List.copyOf(results);
+        this.environment = environment;
+    }
+
+    /** The baseline result of a store and scenario, if it was measured. */
+    Optional<Result> baseline(Scenario scenario, Store store) {
+        return results.stream().filter(r -> r.scenario() == scenario && r.store() == store && r.baseline() && r.ok())
+                .findFirst();
+    }
+
+    Optional<Result> find(Scenario scenario, Store store, String subject) {
+        return results.stream().filter(r -> r.scenario() == scenario && r.store() == store
+                && r.subject().equals(subject) && r.ok()).findFirst();
+    }
+
+    /** The row {@code result}'s ratios divide by: the one it is compared to, else its table's baseline. */
+    Optional<Result> reference(Result result) {
+        if (result.comparedTo() != null) {
+            return find(result.scenario(), result.store(), result.comparedTo());
+        }
+        return baseline(result.scenario(), result.store());
+    }
+
+    /** {@code result}'s metric divided by its reference row's, or NaN if either is missing. */
+    double ratio(Result result, String metric) {
+        return reference(result)
+                .filter(b -> b.metrics().containsKey(metric) && result.metrics().containsKey(metric))
+                .map(b -> result.metric(metric) / b.metric(metric))
+                .orElse(Double.NaN);
+    }
+
+    static final String DOC_START = "<!-- bench results: start (written by the bench with --update-doc) -->";
+    static final String DOC_END = "<!-- bench results: end -->";
+
+    /**
+     * {@code document} with the text between {@link #DOC_START} and {@link #DOC_END} replaced by this run's
+     * results, headings moved two levels down.
+     *
+     * @throws IllegalArgumentException if the document lacks the markers
+     */
+    String intoDocument(String document) {
+        int start = document.indexOf(DOC_START);
+        int end = document.indexOf(DOC_END);
+        if (start < 0 || end < start) {
+            throw new IllegalArgumentException("the document has no '" + DOC_START + "' ... '" + DOC_END + "' section");
+        }
+        String body = markdown().replaceFirst("^# .*\n\n", "").replaceAll("(?m)^## ", "### ");
+        return document.substring(0, start + DOC_START.length()) + "\n" + body + document.substring(end);
+    }
+
+    String markdown() {
+        StringBuilder md = new StringBuilder();
+        md.append("# Locksmith bench results\n\n");
+        md.append("## Environment\n\n| | |\n|---|---|\n");
+        environment.forEach((key, value) -> md.append("| ").append(key).append(" | ").append(value).append(" |\n"));
+        md.append("\n## Ratios to the raw client (same run, same servers)\n\n");
+        md.append(summary());
+        md.append("\n## Targets\n\n").append(targets());
+        md.append("\n## Store round trips (raw client, one request)\n\nRead: Redis PING, ZooKeeper exists,"
+                + " etcd serializable get. Write: Redis SET, ZooKeeper setData, etcd put. Handoffs are counted in"
+                + " write round trips.\n\n| store | round trip | p50 µs | p99 µs |\n|---|---|---:|---:|\n");
+        for (Result r : results) {
+            if (r.scenario() == Scenario.ROUND_TRIP && r.ok()) {
+                md.append("| ").append(r.store().title()).append(" | ").append(r.subject()).append(" | ")
+                        .append(num(r.metric("p50_us"))).append(" | ").append(num(r.metric("p99_us"))).append(" |\n");
+            }
+        }
+        for (Scenario scenario : List.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.MANY_NAMES, Scenario.RENEWAL)) {
+            md.append("\n## ").append(capitalize(scenario.title())).append("\n\n").append(capitalize(scenario.description()))
+                    .append(". Ratios (×) divide by the row marked *baseline*.\n");
+            for (Store store : Store.values()) {
+                List<Result> rows = results.stream().filter(r -> r.scenario() == scenario && r.store() == store).toList();
+                if (!rows.isEmpty()) {
+                    md.append("\n").append(table(scenario, store, rows));
+                }
+            }
+        }
+        List<Result> failures = results.stream().filter(r -> !r.ok()).toList();
+        if (!failures.isEmpty()) {
+            md.append("\n## Not measured\n\n");
+            for (Result r : failures) {
+                md.append("- ").append(r.store().title()).append(", ").append(r.scenario().title()).append(", ")
+                        .append(r.subject()).append(": ").append(r.failure().replace('\n', ' ')).append("\n");
+            }
+        }
+        return md.toString();
+    }
+
+    private String table(Scenario scenario, Store store, List<Result> rows) {
+        List<Column> columns = COLUMNS.get(scenario);
+        StringBuilder md = new StringBuilder("**").append(store.title()).append("**\n\n| client |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (Column column : columns) {
+            md.append(" ").append(column.header()).append(" |");
+            rule.append("---:|");
+            if (column.ratio()) {
+                md.append(" × |");
+                rule.append("---:|");
+            }
+        }
+        if (scenario == Scenario.CONTENDED) {
+            md.append(" handoff p50 in write round trips |");
+            rule.append("---:|");
+        }
+        md.append("\n").append(rule).append("\n");
+        for (Result r : rows) {
+            md.append("| ").append(r.locksmith() ? "**" + r.subject() + "**" : r.subject())
+                    .append(r.baseline() ? " *(baseline)*" : "")
+                    .append(r.comparedTo() != null ? " *(× to " + r.comparedTo() + ")*" : "").append(" |");
+            if (!r.ok()) {
+                md.append(" not measured: see below |\n");
+                continue;
+            }
+            for (Column column : columns) {
+                md.append(" ").append(num(r.metrics().getOrDefault(column.metric(), Double.NaN))).append(" |");
+                if (column.ratio()) {
+                    md.append(" ").append(ratioText(ratio(r, column.metric()))).append(" |");
+                }
+            }
+            if (scenario == Scenario.CONTENDED) {
+                md.append(" ").append(ratioText(inRoundTrips(r))).append(" |");
+            }
+            md.append("\n");
+        }
+        return md.toString();
+    }
+
+    /** The contended handoff p50 divided by the store's write round trip p50. */
+    double inRoundTrips(Result contended) {
+        return find(Scenario.ROUND_TRIP, contended.store(), RoundTrips.WRITE)
+                .map(rt -> contended.metric("handoff_p50_us") / rt.metric("p50_us")).orElse(Double.NaN);
+    }
+
+    /** One row per Locksmith subject: its key ratios across the scenarios. */
+    String summary() {
+        StringBuilder md = new StringBuilder("| Locksmith on | uncontended p50 × | uncontended ops/s × | contended acquisitions/s ×"
+                + " | handoff p50 × | many names ops/s × | renewal store requests/s × | renewal client CPU × |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        List<String> seen = new ArrayList<>();
+        for (Result r : results) {
+            String key = r.store() + "/" + r.subject();
+            if (!r.locksmith() || seen.contains(key)) {
+                continue;
+            }
+            seen.add(key);
+            md.append("| ").append(r.store().title()).append(": ").append(r.subject()).append(" | ")
+                    .append(cell(Scenario.UNCONTENDED, r, "p50_us")).append(" | ")
+                    .append(cell(Scenario.UNCONTENDED, r, "ops_per_s")).append(" | ")
+                    .append(cell(Scenario.CONTENDED, r, "acquisitions_per_s")).append(" | ")
+                    .append(cell(Scenario.CONTENDED, r, "handoff_p50_us")).append(" | ")
+                    .append(cell(Scenario.MANY_NAMES, r, "ops_per_s")).append(" | ")
+                    .append(cell(Scenario.RENEWAL, r, "store_requests_per_s")).append(" | ")
+                    .append(cell(Scenario.RENEWAL, r, "client_cpu_pct")).append(" |\n");
+        }
+        md.append("\nBaselines: Redis: Jedis `SET NX PX` + Lua delete (uncontended, many names), the same with a 20 ms"
+                + " spin-retry (contended), Redisson RLock's watchdog (renewal); ZooKeeper: Curator InterProcessMutex;"
+                + " etcd: jetcd Lock with a lease per thread (a lease per lock for renewal). Locksmith over Redisson is"
+                + " compared to the same minimal protocol sent through Redisson where that was measured (uncontended,"
+                + " many names). Below 1 is faster/cheaper"
+                + " for latency, traffic and CPU; above 1 is better for ops/s and acquisitions/s.\n");
+        return md.toString();
+    }
+
+    private String cell(Scenario scenario, Result anyRow, String metric) {
+        return find(scenario, anyRow.store(), anyRow.subject()).map(r -> ratioText(ratio(r, metric))).orElse("–");
+    }
+
+    /** The issue's targets, each with the measured figure, whatever it is. */
+    String targets() {
+        StringBuilder md = new StringBuilder("| target | store | Locksmith | measured | met |\n|---|---|---|---:|:---:|\n");
+        for (Result r : results) {
+            if (!r.locksmith() || !r.ok()) {
+                continue;
+            }
+            switch (r.scenario()) {
+                case UNCONTENDED -> {
+                    double vsMinimal = ratio(r, "p50_us");
+                    target(md, "uncontended p50 ≤ 1.10 × raw minimal protocol"
+                            + reference(r).map(b -> " (" + b.subject() + ")").orElse(""), r, vsMinimal, vsMinimal <= 1.10, "×");
+                    if (r.store() == Store.REDIS) {
+                        find(Scenario.UNCONTENDED, Store.REDIS, "Redisson RLock").ifPresent(rlock -> {
+                            double vs = r.metric("p50_us") / rlock.metric("p50_us");
+                            target(md, "uncontended p50 not slower than Redisson RLock", r, vs, vs <= 1.0, "×");
+                        });
+                    } else if (r.store() != Store.MEM) {
+                        baseline(Scenario.UNCONTENDED, r.store()).ifPresent(raw -> target(md,
+                                "uncontended p50 not slower than " + raw.subject(), r, vsMinimal, vsMinimal <= 1.0, "×"));
+                    }
+                }
+                case CONTENDED -> {
+                    if (r.store() != Store.MEM) {
+                        double rtts = inRoundTrips(r);
+                        target(md, "contended handoff p50 ≤ 2 store (write) round trips", r, rtts, rtts <= 2.0, " RTT");
+                        double vsBaseline = ratio(r, "handoff_p50_us");
+                        if (r.store() == Store.REDIS) {
+                            target(md, "handoff p50 far ahead of 20 ms spin-retry (≤ 0.25 ×)", r, vsBaseline,
+                                    vsBaseline <= 0.25, "×");
+                        } else {
+                            target(md, "handoff p50 ≤ raw client's", r, vsBaseline, vsBaseline <= 1.0, "×");
+                        }
+                    }
+                }
+                case RENEWAL -> {
+                    double vs = ratio(r, "store_requests_per_s");
+                    double lost = r.metrics().getOrDefault("locks_lost", 0.0);
+                    target(md, "renewal store requests/s well below per-lock renewal (≤ 0.1 ×), no lock lost"
+                            + (lost > 0 ? " (" + num(lost) + " lost)" : ""), r, vs, vs <= 0.1 && lost == 0, "×");
+                }
+                default -> {
+                }
+            }
+        }
+        return md.toString();
+    }
+
+    private static void target(StringBuilder md, String target, Result r, double measured, boolean met, String unit) {
+        md.append("| ").append(target).append(" | ").append(r.store().title()).append(" | ").append(r.subject())
+                .append(" | ").append(Double.isNaN(measured) ? "–" : String.format(Locale.ROOT, "%.2f%s", measured, unit))
+                .append(" | ").append(Double.isNaN(measured) ? "?" : met ? "yes" : "**no**").append(" |\n");
+    }
+
+    String json() {
+        StringBuilder json = new StringBuilder("{\n  \"environment\": {");
+        String sep = "\n";
+        for (Map.Entry<String, String> e : environment.entrySet()) {
+            json.append(sep).append("    ").append(quote(e.getKey())).append(": ").append(quote(e.getValue()));
+            sep = ",\n";
+        }
+        json.append("\n  },\n  \"results\": [");
+        sep = "\n";
+        for (Result r : results) {
+            json.append(sep).append("    {\"scenario\": ").append(quote(r.scenario().name().toLowerCase(Locale.ROOT)))
+                    .append(", \"store\": ").append(quote(r.store().name().toLowerCase(Locale.ROOT)))
+                    .append(", \"subject\": ").append(quote(r.subject()))
+                    .append(", \"locksmith\": ").append(r.locksmith())
+                    .append(", \"baseline\": ").append(r.baseline());
+            if (r.ok()) {
+                json.append(", \"metrics\": {");
+                String inner = "";
+                for (Map.Entry<String, Double> m : r.metrics().entrySet()) {
+                    json.append(inner).append(quote(m.getKey())).append(": ").append(jsonNumber(m.getValue()));
+                    inner = ", ";
+                }
+                json.append("}");
+                if (!r.baseline() && r.scenario() != Scenario.ROUND_TRIP) {
+                    json.append(", \"ratios\": {");
+                    inner = "";
+                    for (Column column : COLUMNS.get(r.scenario())) {
+                        json.append(inner).append(quote(column.metric())).append(": ")
+                                .append(jsonNumber(ratio(r, column.metric())));
+                        inner = ", ";
+                    }
+                    json.append("}");
+                }
+            } else {
+                json.append(", \"failure\": ").append(quote(r.failure()));
+            }
+            json.append("}");
+            sep = ",\n";
+        }
+        json.append("\n  ]\n}\n");
+        return json.toString();
+    }
+
+    static String num(double value) {
+        if (Double.isNaN(value)) {
+            return "–";
+        }
+        if (Math.abs(value) >= 100) {
+            return String.format(Locale.ROOT, "%,.0f", value);
+        }
+        if (Math.abs(value) >= 10) {
+            return String.format(Locale.ROOT, "%.1f", value);
+        }
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    static String ratioText(double ratio) {
+        return Double.isNaN(ratio) || Double.isInfinite(ratio) ? "–" : String.format(Locale.ROOT, "%.2f", ratio);
+    }
+
+    private static String jsonNumber(Double value) {
+        return value == null || value.isNaN() || value.isInfinite() ? "null" : String.format(Locale.ROOT, "%.4f", value);
+    }
+
+    static String quote(String text) {
+        StringBuilder out = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    private static String capitalize(String text) {
+        return Character.toUpperCase(text.charAt(0)) + text.substring(1);
+    }
+}

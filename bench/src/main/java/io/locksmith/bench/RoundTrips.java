@@ -1,0 +1,71 @@
+package io.locksmith.bench;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisPooled;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One plain request per store on its raw client: the round trip that handoff latency is expressed in. A
+ * read the server answers alone (Redis {@code PING}, ZooKeeper {@code exists}, an etcd serializable
+ * {@code get}) and a write (Redis {@code SET}, ZooKeeper {@code setData}, etcd {@code put}): a lock handoff is
+ * two writes (the release, the waiter's acquire) and a notification, so it is judged in write round trips.
+ */
+final class RoundTrips {
+
+    static final String READ = "read round trip";
+    static final String WRITE = "write round trip";
+
+    private RoundTrips() {
+    }
+
+    /** Both round trips of a store, read first. */
+    static Map<String, Map<String, Double>> measure(Store store, StoreServers servers, Scenarios scenarios)
+            throws Exception {
+        int port = servers.port(store);
+        Map<String, Map<String, Double>> trips = new LinkedHashMap<>();
+        switch (store) {
+            case REDIS -> {
+                try (JedisPooled jedis = new JedisPooled(new HostAndPort("127.0.0.1", port))) {
+                    trips.put(READ, scenarios.roundTrip(jedis::ping));
+                    trips.put(WRITE, scenarios.roundTrip(() -> jedis.set("bench-round-trip", "x")));
+                    jedis.del("bench-round-trip");
+                }
+            }
+            case ZOOKEEPER -> {
+                try (CuratorFramework curator = CuratorFrameworkFactory.newClient("127.0.0.1:" + port,
+                        new RetryNTimes(3, 100))) {
+                    curator.start();
+                    curator.blockUntilConnected(10, TimeUnit.SECONDS);
+                    curator.create().orSetData().forPath("/bench-round-trip");
+                    byte[] data = {1};
+                    trips.put(READ, scenarios.roundTrip(() -> curator.checkExists().forPath("/bench-round-trip")));
+                    trips.put(WRITE, scenarios.roundTrip(() -> curator.setData().forPath("/bench-round-trip", data)));
+                    curator.delete().forPath("/bench-round-trip");
+                }
+            }
+            case ETCD -> {
+                try (Client client = Client.builder().endpoints("http://127.0.0.1:" + port).build()) {
+                    ByteSequence key = ByteSequence.from("bench-round-trip", StandardCharsets.UTF_8);
+                    GetOption serializable = GetOption.builder().withSerializable(true).build();
+                    trips.put(READ, scenarios.roundTrip(() -> client.getKVClient().get(key, serializable)
+                            .get(10, TimeUnit.SECONDS)));
+                    trips.put(WRITE, scenarios.roundTrip(() -> client.getKVClient().put(key, key)
+                            .get(10, TimeUnit.SECONDS)));
+                    client.getKVClient().delete(key).get(10, TimeUnit.SECONDS);
+                }
+            }
+            default -> throw new IllegalArgumentException(store + " has no network round trip");
+        }
+        return trips;
+    }
+}

@@ -1,0 +1,114 @@
+package io.locksmith.bench;
+
+import redis.clients.jedis.HostAndPort;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Who runs in which scenario on which store, and which of them is the baseline the ratios divide by: the
+ * minimal raw protocol where there is one (Jedis {@code SET NX PX}), the spin-retry lock for contention on
+ * Redis, otherwise the store's usual client (Curator, jetcd), and Redisson's watchdog for renewal on Redis.
+ */
+final class Subjects {
+
+    /** Redis, jetcd and Locksmith all default to a 30 s lease; the renewal scenario sets its own. */
+    static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    static final Duration SPIN_INTERVAL = Duration.ofMillis(20);
+    /** Curator's session timeout, equal to Locksmith's ZooKeeper default so both heartbeat alike. */
+    static final Duration ZOOKEEPER_SESSION = Duration.ofSeconds(15);
+
+    /**
+     * A subject in a scenario; {@code baseline} marks the one the ratios of its table divide by, and
+     * {@code comparedTo}, if not null, names another row this subject's ratios divide by instead.
+     */
+    record Entry(Subject subject, boolean baseline, String comparedTo) {
+        Entry(Subject subject, boolean baseline) {
+            this(subject, baseline, null);
+        }
+    }
+
+    static final String REDISSON_MINIMAL = "Redisson SET NX PX + Lua delete (minimal over Redisson)";
+
+    private final StoreServers servers;
+    private final BenchConfig config;
+
+    Subjects(StoreServers servers, BenchConfig config) {
+        this.servers = servers;
+        this.config = config;
+    }
+
+    List<Entry> of(Store store, Scenario scenario) {
+        Duration lease = scenario == Scenario.RENEWAL ? config.renewalLease() : DEFAULT_LEASE;
+        List<Entry> entries = new ArrayList<>();
+        switch (store) {
+            case REDIS -> redis(scenario, lease, entries);
+            case ZOOKEEPER -> zookeeper(lease, entries);
+            case ETCD -> etcd(scenario, lease, entries);
+            case MEM -> entries.add(new Entry(new LocksmithSubject("Locksmith over mem://", Store.MEM,
+                    "mem://bench?lease=" + lease.toMillis() + "ms"), false));
+        }
+        return entries;
+    }
+
+    private void redis(Scenario scenario, Duration lease, List<Entry> entries) {
+        int port = servers.clientPort(Store.REDIS, scenario);
+        HostAndPort address = new HostAndPort("127.0.0.1", port);
+        String redissonAddress = "redis://127.0.0.1:" + port;
+        String leaseParam = "lease=" + lease.toMillis() + "ms";
+        switch (scenario) {
+            case UNCONTENDED -> entries.add(new Entry(new JedisSetNxSubject("Jedis SET NX PX + Lua delete (minimal)",
+                    address, lease, SPIN_INTERVAL), true));
+            case CONTENDED -> entries.add(new Entry(new JedisSetNxSubject("Jedis SET NX PX, spin-retry every 20 ms",
+                    address, lease, SPIN_INTERVAL), true));
+            case MANY_NAMES -> entries.add(new Entry(new JedisSetNxSubject("Jedis SET NX PX (20 ms retry when taken)",
+                    address, lease, SPIN_INTERVAL), true));
+            default -> {
+            }
+        }
+        entries.add(new Entry(new RedissonSubject(scenario == Scenario.RENEWAL ? "Redisson RLock (watchdog)"
+                : "Redisson RLock", redissonAddress, RedissonSubject.Kind.LOCK, lease), scenario == Scenario.RENEWAL));
+        if (scenario == Scenario.UNCONTENDED || scenario == Scenario.CONTENDED) {
+            entries.add(new Entry(new RedissonSubject("Redisson RFencedLock", redissonAddress,
+                    RedissonSubject.Kind.FENCED_LOCK, lease), false));
+        }
+        // Sized like the raw clients: a pool of at least 8, as many connections as threads beyond that.
+        entries.add(new Entry(new LocksmithSubject("Locksmith over Jedis", Store.REDIS,
+                threads -> "redis://127.0.0.1:" + port + "?client=jedis&poolSize=" + Math.max(8, threads) + "&"
+                        + leaseParam), false));
+        boolean sameTransportBaseline = scenario == Scenario.UNCONTENDED || scenario == Scenario.MANY_NAMES;
+        if (sameTransportBaseline) {
+            entries.add(new Entry(new RedissonSetNxSubject(REDISSON_MINIMAL, redissonAddress, lease, SPIN_INTERVAL),
+                    false));
+        }
+        entries.add(new Entry(new LocksmithSubject("Locksmith over Redisson", Store.REDIS,
+                "redis://127.0.0.1:" + port + "?client=redisson&" + leaseParam), false,
+                sameTransportBaseline ? REDISSON_MINIMAL : null));
+    }
+
+    private void zookeeper(Duration lease, List<Entry> entries) {
+        String connect = "127.0.0.1:" + servers.port(Store.ZOOKEEPER);
+        entries.add(new Entry(new CuratorSubject("Curator InterProcessMutex", connect, ZOOKEEPER_SESSION), true));
+        entries.add(new Entry(new LocksmithSubject("Locksmith over Curator", Store.ZOOKEEPER,
+                "zookeeper://" + connect + "/bench-locksmith?sessionTimeout=" + ZOOKEEPER_SESSION.toSeconds() + "s&lease="
+                        + lease.toMillis() + "ms"), false));
+    }
+
+    private void etcd(Scenario scenario, Duration lease, List<Entry> entries) {
+        String endpoint = "http://127.0.0.1:" + servers.port(Store.ETCD);
+        if (scenario == Scenario.RENEWAL) {
+            entries.add(new Entry(new JetcdSubject("jetcd Lock, a lease per lock", endpoint,
+                    JetcdSubject.LeaseMode.PER_LOCK, lease), true));
+        } else {
+            entries.add(new Entry(new JetcdSubject("jetcd Lock, a lease per thread", endpoint,
+                    JetcdSubject.LeaseMode.PER_THREAD, lease), true));
+            if (scenario == Scenario.UNCONTENDED) {
+                entries.add(new Entry(new JetcdSubject("jetcd Lock, a lease per lock", endpoint,
+                        JetcdSubject.LeaseMode.PER_LOCK, lease), false));
+            }
+        }
+        entries.add(new Entry(new LocksmithSubject("Locksmith over jetcd", Store.ETCD,
+                "etcd://127.0.0.1:" + servers.port(Store.ETCD) + "?lease=" + lease.toSeconds() + "s"), false));
+    }
+}

@@ -1,0 +1,55 @@
+package io.locksmith.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.EnumSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class BenchOptionsTest {
+
+    @Test
+    void defaultsAreTheFullRunOnEveryNetworkStore() {
+        BenchOptions options = BenchOptions.parse();
+
+        assertFalse(options.quick());
+        assertEquals(EnumSet.of(Store.REDIS, Store.ZOOKEEPER, Store.ETCD), options.stores());
+        assertEquals(4, options.scenarios().size());
+        assertEquals(Duration.ofSeconds(60), options.config().renewalHold());
+        assertEquals(10_000, options.config().renewalLocks());
+        assertEquals(8, options.config().contenders());
+        assertEquals(32, options.config().manyThreads());
+        assertEquals(10_000, options.config().names());
+    }
+
+    @Test
+    void quickShortensTheWindowsAndOptionsOverrideThem() {
+        BenchOptions options = BenchOptions.parse("--quick", "--renewal-hold", "20s", "--stores", "redis,mem",
+                "--scenarios", "many-names,renewal", "--measure", "500ms");
+
+        assertTrue(options.quick());
+        assertEquals(Duration.ofSeconds(20), options.config().renewalHold());
+        assertEquals(Duration.ofSeconds(6), options.config().renewalLease());
+        assertEquals(Duration.ofMillis(500), options.config().measure());
+        assertEquals(EnumSet.of(Store.REDIS, Store.MEM), options.stores());
+        assertEquals(EnumSet.of(Scenario.MANY_NAMES, Scenario.RENEWAL), options.scenarios());
+    }
+
+    @Test
+    void badOptionsAreNamed() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--fast"))
+                .getMessage().contains("unknown option '--fast'"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--stores", "consul"))
+                .getMessage().contains("unknown store 'consul'"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--renewal-hold", "soon"))
+                .getMessage().contains("--renewal-hold takes a duration"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--renewal-lease", "1500ms"))
+                .getMessage().contains("whole seconds"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--measure"))
+                .getMessage().contains("--measure needs a value"));
+    }
+}
