@@ -73,6 +73,7 @@ class SentinelFailoverTest {
             assertTrue(register.write(lease.fencingToken(), "first"));
 
             group.killPrimaryAndAwaitFailover();
+            awaitFollowsFailover(second, name);
 
             assertTrue(second.lock(name).tryAcquire(Duration.ofSeconds(1)).isEmpty(),
                     "the promoted replica forgot a lock it had acknowledged");
@@ -89,6 +90,17 @@ class SentinelFailoverTest {
             }
             assertTrue(register.rejected().isEmpty(), register.rejected().toString());
         }
+    }
+
+    /**
+     * A client learns of the new primary from Sentinel a moment after the promotion; until then its commands
+     * fail with a store error (as they would for an application). Wait until it answers again.
+     */
+    private static void awaitFollowsFailover(LockClient client, String name) {
+        await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> {
+            client.inspect(name);
+            return true;
+        });
     }
 
     private static long remainingMillis(LockClient client, String name) {
@@ -111,6 +123,7 @@ class SentinelFailoverTest {
             forgetOnReplica(name);
 
             group.killPrimaryAndAwaitFailover();
+            awaitFollowsFailover(second, name);
 
             try (Lease second2 = second.lock(name).acquire(Duration.ofSeconds(5))) {
                 assertTrue(second2.fencingToken() > firstToken,
