@@ -30,7 +30,7 @@ record LuaScript(String name, String text, String sha) {
         String resource = name + ".lua";
         try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException("Lua script " + resource + " is missing from the backend-redis jar");
+                throw new IllegalStateException("Lua script " + resource + " is missing from the locksmith-redis jar");
             }
             String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             return new LuaScript(name, text, sha1(text));

@@ -24,9 +24,23 @@ public final class ProviderRegistry {
             }
             available.addAll(factory.schemes());
         }
+        String artifact = artifactFor(scheme);
         throw new LockConfigurationException("unknown lock store scheme '" + scheme + "' in '" + uriForMessages
                 + "'; available schemes on the classpath: " + available
-                + " (add the backend module, e.g. io.locksmith:backend-redis, for more)");
+                + (artifact != null
+                        ? " (scheme '" + scheme + "' is provided by io.locksmith:" + artifact + ": add it to the class path)"
+                        : " (a custom store needs its backend jar on the class path)"));
+    }
+
+    /** The Locksmith artifact that provides a scheme, so the error names the dependency to add. */
+    static String artifactFor(String scheme) {
+        return switch (scheme) {
+            case "redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock", "redisson" -> "locksmith-redis";
+            case "zookeeper" -> "locksmith-zookeeper";
+            case "etcd" -> "locksmith-etcd";
+            case "postgres", "postgresql" -> "locksmith-postgres";
+            default -> null;
+        };
     }
 
     static List<LockProviderFactory> factories() {
