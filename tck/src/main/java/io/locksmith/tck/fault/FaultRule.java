@@ -31,7 +31,11 @@ public enum FaultRule {
             "tokens drawn on a promoted replica must exceed every token the lost primary handed out"),
     R9_8("R9.8", TckRule.Level.MUST, Capability.SESSION_BOUND, "uriThrough(TcpProxy)",
             "A session-bound holder is told before its session can expire",
-            "report the session's suspension or loss through ProviderContext.lossListener() at once");
+            "report the session's suspension or loss through ProviderContext.lossListener() at once"),
+    R9_9("R9.9", TckRule.Level.MUST, null, "isolateMinorityMember()",
+            "A holder on a minority member stops before the majority grants",
+            "a renewal must be confirmed by the quorum (not answered from a cut-off member's stale state), and the"
+                    + " lease deadline must not outlast what the majority allows (session timeout, replica TTL)");
 
     private final String id;
     private final TckRule.Level level;

@@ -125,6 +125,50 @@ public abstract class LockFaultTck {
         throw new UnsupportedOperationException("failOver()");
     }
 
+    /**
+     * The URI of a client that talks only to the member {@link #isolateMinorityMember()} cuts from its peers
+     * (rule R9.9): a ZooKeeper connect string naming that member alone, an etcd endpoint of that member, the
+     * Sentinel URI of a primary that is about to be cut from its replicas and sentinels. The lease and session
+     * settings are the deployment's: the rule uses the client's default lock options. Default: not supported,
+     * and the rule is skipped.
+     */
+    protected String minorityMemberUri() {
+        throw new UnsupportedOperationException("minorityMemberUri()");
+    }
+
+    /**
+     * The URI of a client on the majority side of the partition {@link #isolateMinorityMember()} makes (rule
+     * R9.9): the other members only. Default: not supported.
+     */
+    protected String majorityUri() {
+        throw new UnsupportedOperationException("majorityUri()");
+    }
+
+    /**
+     * Cuts the member {@link #minorityMemberUri()} talks to from its peers (quorum and election links, peer
+     * links, replication and sentinels) while its clients still reach it: a minority partition, not a dead node
+     * (usually with {@link LoopbackFirewall}). Returns at once. Default: not supported.
+     */
+    protected void isolateMinorityMember() {
+        throw new UnsupportedOperationException("isolateMinorityMember()");
+    }
+
+    /**
+     * Ends the partition of {@link #isolateMinorityMember()} and returns once the deployment serves clients on
+     * both sides again. Default: nothing.
+     */
+    protected void healMinorityMember() {
+    }
+
+    /**
+     * How long the majority may take to grant the lock after {@link #isolateMinorityMember()} (rule R9.9): the
+     * store's session or lease timeout plus an election or failover. The rule waits this long for a grant, and
+     * requires the holder to be told within it. Default: {@code timing().slack()} times 5.
+     */
+    protected Duration minorityPartitionBound() {
+        return timing().slack().multipliedBy(5);
+    }
+
     /** Timing for this store; default {@link TckTiming#defaults()}. */
     protected TckTiming timing() {
         return TckTiming.defaults();
@@ -527,6 +571,103 @@ public abstract class LockFaultTck {
         assertFalse(lateAccepted, "the fenced register accepted the first holder's write (token " + firstToken
                 + ") after the failover's second holder wrote with token " + secondToken);
         assertEquals(0, register.staleWritesAccepted(), register::toString);
+    }
+
+    // ================================================================ minority partitions
+
+    @Test
+    void required_r9_9_aHolderOnAMinorityMemberStopsBeforeTheMajorityGrants() {
+        String minorityUri = requireHook(FaultRule.R9_9, this::minorityMemberUri);
+        String majorityUri = requireHook(FaultRule.R9_9, this::majorityUri);
+        requireHook(FaultRule.R9_9, () -> {
+            isolateSupported();
+            return "";
+        });
+        String name = name();
+        Duration bound = minorityPartitionBound();
+        FencedRegister register = new FencedRegister();
+        LockClient holderClient = closing(LockClient.open(minorityUri));
+        LockClient majority = closing(LockClient.open(majorityUri));
+        Lease lease = holderClient.lock(name).acquire(bound);
+        long holderToken = lease.fencingToken();
+        AtomicLong lostAt = new AtomicLong(Long.MAX_VALUE);
+        lease.onLost(event -> lostAt.compareAndSet(Long.MAX_VALUE, System.nanoTime()));
+
+        // The holder writes for as long as it believes it holds the lock, as an application would; a belief is
+        // dated by when the isHeld() call began, so a descheduled writer only makes it look later.
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong lastHeldCallStart = new AtomicLong();
+        AtomicLong holderWritesAccepted = new AtomicLong();
+        CompletableFuture<Void> holderWrites = CompletableFuture.runAsync(() -> {
+            long value = 0;
+            while (!stop.get()) {
+                long callStart = System.nanoTime();
+                if (lease.isHeld()) {
+                    lastHeldCallStart.set(callStart);
+                    if (register.write(holderToken, holderClient.clientId(), ++value)) {
+                        holderWritesAccepted.incrementAndGet();
+                    }
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+            }
+        });
+
+        isolateMinorityMember();
+        long cutAt = System.nanoTime();
+        boolean healed = false;
+        try {
+            Optional<Lease> granted;
+            try {
+                granted = tryAcquireAcrossStoreErrors(majority, name, bound);
+            } catch (io.locksmith.LockStoreException e) {
+                granted = Optional.empty();
+            }
+            long grantedAt = granted.isPresent() ? System.nanoTime() : Long.MAX_VALUE;
+            long majorityToken = granted.map(Lease::fencingToken).orElse(-1L);
+            if (granted.isPresent()) {
+                try (FencedRegister.Hold hold = register.enter(majorityToken, majority.clientId())) {
+                    assertTrue(hold.write(-1), "the majority holder's write was refused");
+                }
+            }
+            await("the minority holder's onLost callback").atMost(bound.plus(timing.slack()))
+                    .until(() -> lostAt.get() != Long.MAX_VALUE);
+            stop.set(true);
+            holderWrites.join();
+            if (granted.isPresent()) {
+                assertTrue(lastHeldCallStart.get() - grantedAt < 0, "the holder on the isolated member still believed"
+                        + " it held lock '" + name + "' " + TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart.get() - grantedAt)
+                        + " ms after the majority granted it to another client ("
+                        + TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt) + " ms after the cut)");
+                assertTrue(lostAt.get() - grantedAt < 0, "the holder on the isolated member was told of its loss "
+                        + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - grantedAt) + " ms after the majority granted"
+                        + " lock '" + name + "' to another client");
+                if (declares(majority, Capability.FENCING)) {
+                    assertTrue(majorityToken > holderToken, "the majority's token " + majorityToken
+                            + " is not above the isolated holder's " + holderToken);
+                }
+                granted.get().close();
+            }
+            assertEquals(0, register.staleWritesAccepted(), register::toString);
+
+            healMinorityMember();
+            healed = true;
+            // Available again on the healed side: what was partitioned serves the lock once more.
+            Optional<Lease> again = tryAcquireAcrossStoreErrors(holderClient, name, bound);
+            assertTrue(again.isPresent(), "after the partition healed, the client of the formerly isolated member"
+                    + " could not take lock '" + name + "' within " + bound);
+            again.get().close();
+        } finally {
+            stop.set(true);
+            if (!healed) {
+                healMinorityMember();
+            }
+        }
+    }
+
+    private void isolateSupported() {
+        if (!overrides("isolateMinorityMember")) {
+            throw new UnsupportedOperationException("isolateMinorityMember()");
+        }
     }
 
     // ================================================================ helpers
