@@ -115,6 +115,59 @@ public final class LoopbackFirewall implements AutoCloseable {
         }
         add("mangle", "OUTPUT", "-p", "tcp", "-m", "cgroup", "--path", cgroupName,
                 "-m", "multiport", "--dports", list, "-j", "CONNMARK", "--set-mark", markHex());
+        // A socket keeps the cgroup it was created in, so the rule above only catches connections opened from now
+        // on. The process's established connections to the ports (a ZooKeeper follower's link to its leader) are
+        // cut by their own local port instead, which identifies each of them on loopback. Found after the rule
+        // is in place, so that no connection opened meanwhile escapes both.
+        List<Integer> established = establishedLocalPorts(pid, ports);
+        for (int from = 0; from < established.size(); from += 15) {
+            cutPorts(established.subList(from, Math.min(established.size(), from + 15)).stream()
+                    .mapToInt(Integer::intValue).toArray());
+        }
+    }
+
+    /**
+     * The local ports of the established TCP connections that process {@code pid} has to any of {@code ports}:
+     * its socket inodes ({@code /proc/<pid>/fd}) looked up in {@code /proc/net/tcp} and {@code tcp6}.
+     */
+    static List<Integer> establishedLocalPorts(long pid, int... ports) {
+        java.util.Set<String> inodes = new java.util.HashSet<>();
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) {
+                        inodes.add(target.substring("socket:[".length(), target.length() - 1));
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // the descriptor was closed while we listed them
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list the sockets of process " + pid, e);
+        }
+        java.util.Set<Integer> wanted = Arrays.stream(ports).boxed().collect(Collectors.toSet());
+        List<Integer> local = new ArrayList<>();
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(Path.of(table));
+            } catch (IOException e) {
+                continue; // no IPv6
+            }
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+                // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+                String[] fields = line.trim().split("\\s+");
+                if (fields.length < 10 || !fields[3].equals("01") || !inodes.contains(fields[9])) {
+                    continue; // not established, or not this process's
+                }
+                int remotePort = Integer.parseInt(fields[2].substring(fields[2].lastIndexOf(':') + 1), 16);
+                if (wanted.contains(remotePort)) {
+                    local.add(Integer.parseInt(fields[1].substring(fields[1].lastIndexOf(':') + 1), 16));
+                }
+            }
+        }
+        return local;
     }
 
     /**

@@ -84,6 +84,26 @@ class LoopbackFirewallTest {
     }
 
     @Test
+    void cutProcessAlsoDropsTheConnectionsItAlreadyHas() throws Exception {
+        // Connected before the cut (a socket keeps the cgroup it was created in); sends one byte after it.
+        Process child = new ProcessBuilder("bash", "-c",
+                "exec 3<>/dev/tcp/127.0.0.1/" + server.getLocalPort() + " && echo connected; read go; printf x >&3;"
+                        + " if read -t 3 -n 1 reply <&3; then echo \"echoed $reply\"; else echo silent; fi")
+                .redirectErrorStream(true).start();
+        try (LoopbackFirewall firewall = LoopbackFirewall.open()) {
+            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            assertEquals("connected", out.readLine());
+            firewall.cutProcess(child.pid(), server.getLocalPort());
+            OutputStream stdin = child.getOutputStream();
+            stdin.write("go\n".getBytes(StandardCharsets.US_ASCII));
+            stdin.flush();
+            assertEquals("silent", out.readLine(), "the established connection of the cut process must be cut");
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
+    @Test
     void refusesBadPortLists() {
         try (LoopbackFirewall firewall = LoopbackFirewall.open()) {
             assertThrows(IllegalArgumentException.class, firewall::cutPorts);
