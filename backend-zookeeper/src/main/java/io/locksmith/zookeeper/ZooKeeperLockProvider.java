@@ -22,6 +22,7 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,11 +35,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The {@code zookeeper://} provider: the classic ZooKeeper lock recipe mapped onto the SPI.
@@ -47,6 +52,12 @@ import java.util.concurrent.TimeUnit;
  * holds. A waiting owner ({@link AcquireRequest#willWait()}) keeps its node between attempts, so it keeps
  * its place in the queue, and watches only its predecessor: a release wakes one queue position, not every
  * waiter (no herd). A one-shot attempt that is not first deletes its node at once.
+ *
+ * <p>A lock counts as held only while the session is certainly alive at the ensemble's leader
+ * ({@link SessionProof}): a member cut from the quorum keeps answering reads and pings from its stale state, so
+ * renewals go through the leader ({@code sync}, then the read), and a steady {@code sync} keeps the proof fresh;
+ * when the proof runs out, every lock of the session is reported lost, before the leader can expire the session
+ * and grant the lock to another client.
  *
  * <p>The fencing token is the holder node's creation zxid ({@code czxid}): the ZooKeeper transaction id is
  * global and only grows, so a later holder (whose node was necessarily created later, since the queue is
@@ -79,8 +90,16 @@ final class ZooKeeperLockProvider implements LockProvider {
     /** One watcher for every predecessor, so ZooKeeper keeps one registration per watched node. */
     private final Watcher predecessorWatcher = this::predecessorChanged;
     private final Watcher heldNodeWatcher = this::heldNodeChanged;
+    private final SessionProof proof = new SessionProof();
+    /** When the connection was last seen suspended or lost (nanoTime): a new session was asked for after it. */
+    private volatile long disconnectedAt;
+    private ScheduledFuture<?> deadlineCheck;
 
-    ZooKeeperLockProvider(CuratorFramework curator, ZooKeeperSettings settings, ProviderContext context) {
+    /**
+     * @param connectingSince a time (nanoTime) before the client asked for its first session
+     */
+    ZooKeeperLockProvider(CuratorFramework curator, ZooKeeperSettings settings, ProviderContext context,
+                          long connectingSince) {
         this.curator = curator;
         this.settings = settings;
         this.paths = new LockPaths(settings.basePath());
@@ -93,7 +112,11 @@ final class ZooKeeperLockProvider implements LockProvider {
         this.held = new HeldNodes(timers, context.lossListener(), this::deleteInBackground);
         this.registry = new ZooKeeperRegistry(curator, settings.basePath(), settings.describe(),
                 this::currentSessionIdOrZero);
+        this.disconnectedAt = connectingSince;
         curator.getConnectionStateListenable().addListener((client, state) -> connectionChanged(state));
+        sessionMayHaveStarted();
+        long heartbeat = Math.max(TimeUnit.MILLISECONDS.toNanos(10), negotiatedTimeoutNanos() / 6);
+        timers.scheduleWithFixedDelay(this::proveSession, heartbeat, heartbeat, TimeUnit.NANOSECONDS);
     }
 
     // ---------------------------------------------------------------- acquire
@@ -142,6 +165,12 @@ final class ZooKeeperLockProvider implements LockProvider {
                         // then be held with no certainty and nobody told.
                         throw new LockStoreException(name, describe() + ": the connection was suspended while"
                                 + " the lock was being granted", null);
+                    }
+                    if (proof.deadline(session) - System.nanoTime() <= 0) {
+                        throw new LockStoreException(name, describe() + ": no answer through the ZooKeeper leader"
+                                + " proves session 0x" + Long.toHexString(session) + " alive (the member this client"
+                                + " talks to may be cut off from the quorum, or the session has just been replaced)",
+                                null);
                     }
                     Grant grant = new Grant(name, owner, stat.getCzxid(), request.ttl(), node);
                     held.add(grant, session, request.ttl());
@@ -232,7 +261,9 @@ final class ZooKeeperLockProvider implements LockProvider {
             return false;
         }
         try {
-            // Cheap: one read. Re-arming the watch costs nothing (one registration per watcher and node).
+            // Through the leader first: a member cut from the quorum answers reads from its stale state.
+            syncWithLeader(node.path());
+            // Re-arming the watch costs nothing (one registration per watcher and node).
             Stat stat = curator.checkExists().usingWatcher(heldNodeWatcher).forPath(node.path());
             return confirm(node, stat, sessionId(), ttl);
         } catch (Exception e) {
@@ -241,8 +272,8 @@ final class ZooKeeperLockProvider implements LockProvider {
     }
 
     /**
-     * Renews many locks with one read request ({@code multiRead} of the held nodes, ZooKeeper 3.6+): the same
-     * checks as {@link #renew}, for a whole client's locks in one round trip, without a write.
+     * Renews many locks with one {@code sync} and one read request ({@code multiRead} of the held nodes, ZooKeeper
+     * 3.6+): the same checks as {@link #renew}, for a whole client's locks in two round trips, without a write.
      */
     @Override
     public List<Boolean> renewAll(List<RenewRequest> requests) {
@@ -262,6 +293,9 @@ final class ZooKeeperLockProvider implements LockProvider {
         long session;
         try {
             results = new ArrayList<>(reads.size());
+            if (!reads.isEmpty()) {
+                syncWithLeader("/");
+            }
             // One reply must stay under ZooKeeper's 1 MB packet limit (jute.maxbuffer): each read returns the
             // node's data and stat, so 10,000 locks in one multi overflow it and drop the connection.
             for (int from = 0; from < reads.size(); from += MAX_READS_PER_MULTI) {
@@ -465,6 +499,13 @@ final class ZooKeeperLockProvider implements LockProvider {
     private void connectionChanged(ConnectionState state) {
         LOG.debug("{}: connection {}, session 0x{}, {} lock(s) held", describe(), state,
                 Long.toHexString(currentSessionIdOrZero()), held.size());
+        if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+            disconnectedAt = System.nanoTime();
+        }
+        proof.connectionChanged();
+        if (state.isConnected()) {
+            sessionMayHaveStarted();
+        }
         switch (state) {
             case SUSPENDED -> {
                 if (settings.onSuspended() == ZooKeeperSettings.OnSuspended.LOSE) {
@@ -487,6 +528,113 @@ final class ZooKeeperLockProvider implements LockProvider {
             default -> {
             }
         }
+    }
+
+    // ---------------------------------------------------------------- proof through the leader
+
+    /** Registers a session the proof does not know yet: it was asked for after the last disconnection. */
+    private void sessionMayHaveStarted() {
+        long session = currentSessionIdOrZero();
+        if (session != 0 && session != proof.sessionId()) {
+            proof.started(session, disconnectedAt, negotiatedTimeoutNanos());
+            scheduleDeadlineCheck();
+        }
+    }
+
+    private long negotiatedTimeoutNanos() {
+        try {
+            int negotiated = curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            if (negotiated > 0) {
+                return TimeUnit.MILLISECONDS.toNanos(negotiated);
+            }
+        } catch (Exception e) {
+            // not connected yet: what was asked for
+        }
+        return settings.sessionTimeout().toNanos();
+    }
+
+    /**
+     * Sends a {@code sync} (the member forwards it to the leader and answers once the leader did) and waits for
+     * its answer, at most one connection timeout: a member cut from the quorum never answers it, and the holder
+     * must learn that in time, not hang. Counts the answer as a contact for {@link SessionProof}.
+     */
+    private void syncWithLeader(String path) throws Exception {
+        ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+        long session = zk.getSessionId();
+        int epoch = proof.epoch();
+        CompletableFuture<Integer> answer = new CompletableFuture<>();
+        long sentAt = System.nanoTime();
+        zk.sync(path, (rc, p, ctx) -> answer.complete(rc), null);
+        int rc;
+        try {
+            rc = answer.get(settings.connectionTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new LockStoreException(null, describe() + ": no answer through the ZooKeeper leader within "
+                    + settings.connectionTimeout().toMillis() + " ms (connectionTimeout): the member this client"
+                    + " talks to may be cut off from the quorum", e);
+        } catch (ExecutionException e) {
+            throw new LockStoreException(null, describe() + ": sync failed: " + e.getCause(), e.getCause());
+        }
+        if (rc != KeeperException.Code.OK.intValue()) {
+            throw KeeperException.create(KeeperException.Code.get(rc), path);
+        }
+        contactConfirmed(session, epoch, sentAt, zk.getSessionTimeout());
+    }
+
+    /**
+     * The steady proof: a {@code sync} every sixth of the session timeout, without waiting for it. A lock then
+     * stays provably held for at least half a session timeout after each answer, and the holder of a fixed lease
+     * (never renewed) is protected as well as a renewing one.
+     */
+    private void proveSession() {
+        try {
+            ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
+            long session = zk.getSessionId();
+            if (session == 0 || !curator.getZookeeperClient().isConnected()) {
+                return;
+            }
+            int epoch = proof.epoch();
+            long sentAt = System.nanoTime();
+            zk.sync("/", (rc, path, ctx) -> {
+                if (rc == KeeperException.Code.OK.intValue()) {
+                    contactConfirmed(session, epoch, sentAt, zk.getSessionTimeout());
+                }
+            }, null);
+        } catch (Exception e) {
+            LOG.debug("{}: could not send the session proof", describe(), e);
+        }
+    }
+
+    private void contactConfirmed(long session, int epoch, long sentAt, int negotiatedMillis) {
+        if (proof.confirmed(session, epoch, sentAt, TimeUnit.MILLISECONDS.toNanos(negotiatedMillis))) {
+            scheduleDeadlineCheck();
+        }
+    }
+
+    /** Arranges for the locks of the session to be reported lost the moment its proof runs out. */
+    private void scheduleDeadlineCheck() {
+        long session = proof.sessionId();
+        long delay = proof.deadline(session) - System.nanoTime();
+        synchronized (proof) {
+            if (deadlineCheck != null) {
+                deadlineCheck.cancel(false);
+            }
+            try {
+                deadlineCheck = timers.schedule(() -> checkDeadline(session), Math.max(0, delay), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closed) {
+                // the provider is closing
+            }
+        }
+    }
+
+    private void checkDeadline(long session) {
+        long late = System.nanoTime() - proof.deadline(session);
+        if (late < 0) {
+            return; // a fresher proof arrived; its own check is scheduled
+        }
+        held.loseAll(nodeSession -> nodeSession == session, "no answer through the ZooKeeper leader proves session 0x"
+                + Long.toHexString(session) + " alive any more: the member this client talks to may be cut off from"
+                + " the quorum, and the leader may expire the session and give the lock to another client", null);
     }
 
     private long sessionId() throws Exception {

@@ -42,6 +42,7 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
                 // a lock call never hangs for long on a dead ensemble.
                 .retryPolicy(new RetryUntilElapsed(connectionMillis, RETRY_SLEEP_MILLIS))
                 .build();
+        long connectingSince = System.nanoTime();
         curator.start();
         try {
             if (!curator.blockUntilConnected(connectionMillis, TimeUnit.MILLISECONDS)) {
@@ -57,6 +58,6 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
             curator.close();
             throw e;
         }
-        return new ZooKeeperLockProvider(curator, settings, context);
+        return new ZooKeeperLockProvider(curator, settings, context, connectingSince);
     }
 }

@@ -612,8 +612,13 @@ public abstract class LockFaultTck {
             }
         });
 
-        isolateMinorityMember();
+        await("the holder's first write").atMost(timing.slack()).until(() -> holderWritesAccepted.get() > 0);
+        // A holder that lost the lock before the cut would pass every check below without proving anything.
+        assertTrue(lease.isHeld(), "the holder lost lock '" + name + "' before the minority partition began");
+        // Counted from before the call: the cut may take effect at any moment while the hook sets it up.
         long cutAt = System.nanoTime();
+        isolateMinorityMember();
+        long isolatedAt = System.nanoTime();
         boolean healed = false;
         try {
             Optional<Lease> granted;
@@ -623,21 +628,37 @@ public abstract class LockFaultTck {
                 granted = Optional.empty();
             }
             long grantedAt = granted.isPresent() ? System.nanoTime() : Long.MAX_VALUE;
+            // A majority that never grants would make every check below pass: the rule is about the moment it does.
+            assertTrue(granted.isPresent(), "the majority side (" + majorityUri + ") did not grant lock '" + name
+                    + "' within " + bound + " (minorityPartitionBound()) after the minority member was cut off");
             long majorityToken = granted.map(Lease::fencingToken).orElse(-1L);
-            if (granted.isPresent()) {
-                try (FencedRegister.Hold hold = register.enter(majorityToken, majority.clientId())) {
-                    assertTrue(hold.write(-1), "the majority holder's write was refused");
-                }
+            try (FencedRegister.Hold hold = register.enter(majorityToken, majority.clientId())) {
+                assertTrue(hold.write(-1), "the majority holder's write was refused");
             }
-            await("the minority holder's onLost callback").atMost(bound.plus(timing.slack()))
-                    .until(() -> lostAt.get() != Long.MAX_VALUE);
+            boolean told;
+            try {
+                await("the minority holder's onLost callback").atMost(bound.plus(timing.slack()))
+                        .until(() -> lostAt.get() != Long.MAX_VALUE);
+                told = true;
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                told = false; // reported below, after the more telling check of what the holder believed
+            }
             stop.set(true);
             holderWrites.join();
+            // For the record (docs quote these): how the store behaved, from the cut.
+            System.out.printf("R9.9 %s: from the start of the cut (set up in %d ms), the minority holder was told at"
+                            + " %s, last believed it held at +%d ms; the majority granted at +%d ms%n",
+                    getClass().getSimpleName(), TimeUnit.NANOSECONDS.toMillis(isolatedAt - cutAt),
+                    told ? "+" + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt) + " ms" : "never",
+                    TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart.get() - cutAt),
+                    TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt));
             if (granted.isPresent()) {
                 assertTrue(lastHeldCallStart.get() - grantedAt < 0, "the holder on the isolated member still believed"
                         + " it held lock '" + name + "' " + TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart.get() - grantedAt)
                         + " ms after the majority granted it to another client ("
                         + TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt) + " ms after the cut)");
+                assertTrue(told, "the holder on the isolated member was never told it lost lock '" + name + "' (waited "
+                        + bound.plus(timing.slack()) + ")");
                 assertTrue(lostAt.get() - grantedAt < 0, "the holder on the isolated member was told of its loss "
                         + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - grantedAt) + " ms after the majority granted"
                         + " lock '" + name + "' to another client");
@@ -651,6 +672,7 @@ public abstract class LockFaultTck {
 
             healMinorityMember();
             healed = true;
+            lease.close(); // as an application's try-with-resources would; an open lost lease refuses re-entry
             // Available again on the healed side: what was partitioned serves the lock once more.
             Optional<Lease> again = tryAcquireAcrossStoreErrors(holderClient, name, bound);
             assertTrue(again.isPresent(), "after the partition healed, the client of the formerly isolated member"
