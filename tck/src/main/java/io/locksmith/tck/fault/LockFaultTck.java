@@ -646,10 +646,10 @@ public abstract class LockFaultTck {
             stop.set(true);
             holderWrites.join();
             // For the record (docs quote these): how the store behaved, from the cut.
-            System.out.printf("R9.9 %s: from the start of the cut (set up in %d ms), the minority holder was told at"
+            System.out.printf("R9.9 %s: from the start of the cut (set up in %d ms), the minority holder was"
                             + " %s, last believed it held at +%d ms; the majority granted at +%d ms%n",
                     getClass().getSimpleName(), TimeUnit.NANOSECONDS.toMillis(isolatedAt - cutAt),
-                    told ? "+" + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt) + " ms" : "never",
+                    told ? "told at +" + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt) + " ms" : "never told",
                     TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart.get() - cutAt),
                     TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt));
             if (granted.isPresent()) {
