@@ -16,6 +16,17 @@ public class LockLostException extends LockException {
         this.event = event;
     }
 
+    /**
+     * A loss reported with a message of its own, for example when an acquire meets this thread's lost lease.
+     *
+     * @param event   what was lost and why
+     * @param message the whole message
+     */
+    public LockLostException(LeaseLostEvent event, String message) {
+        super(event.lockName(), message, event.cause());
+        this.event = event;
+    }
+
     /** What was lost and why. */
     public LeaseLostEvent event() {
         return event;

@@ -2,6 +2,7 @@ package io.locksmith.internal;
 
 import io.locksmith.DistributedLock;
 import io.locksmith.Lease;
+import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockEvent;
 import io.locksmith.LockException;
 import io.locksmith.LockInfo;
@@ -178,8 +179,12 @@ final class DefaultDistributedLock implements DistributedLock {
             return Optional.of(new DefaultLease(client, held));
         }
         if (held.state() == HeldLock.State.LOST && held.holdCount() > 0) {
-            // The outer lease of this thread is lost: granting a fresh lock inside it would hide that.
-            throw new LockLostException(held.lostEvent());
+            // The outer lease of this thread is lost and still open: this acquire would have re-entered it, and a
+            // fresh lock granted inside it would hide the loss from the code around it. Say what to do instead.
+            LeaseLostEvent lost = held.lostEvent();
+            throw new LockLostException(lost, "this thread still has an open lease on lock '" + name + "' that was lost ("
+                    + lost.reason() + ": " + lost.detail() + "; fencing token " + lost.fencingToken() + "): close the"
+                    + " lost lease first, then acquire again");
         }
         return Optional.empty();
     }
