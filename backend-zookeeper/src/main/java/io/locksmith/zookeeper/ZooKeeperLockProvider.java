@@ -44,6 +44,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The {@code zookeeper://} provider: the classic ZooKeeper lock recipe mapped onto the SPI.
@@ -166,11 +167,11 @@ final class ZooKeeperLockProvider implements LockProvider {
                         throw new LockStoreException(name, describe() + ": the connection was suspended while"
                                 + " the lock was being granted", null);
                     }
-                    if (proof.deadline(session) - System.nanoTime() <= 0) {
+                    if (!awaitSessionProof(session)) {
                         throw new LockStoreException(name, describe() + ": no answer through the ZooKeeper leader"
-                                + " proves session 0x" + Long.toHexString(session) + " alive (the member this client"
-                                + " talks to may be cut off from the quorum, or the session has just been replaced)",
-                                null);
+                                + " proved session 0x" + Long.toHexString(session) + " alive within "
+                                + settings.connectionTimeout().toMillis() + " ms (connectionTimeout): the member this"
+                                + " client talks to may be cut off from the quorum", null);
                     }
                     Grant grant = new Grant(name, owner, stat.getCzxid(), request.ttl(), node);
                     held.add(grant, session, request.ttl());
@@ -579,6 +580,32 @@ final class ZooKeeperLockProvider implements LockProvider {
             throw KeeperException.create(KeeperException.Code.get(rc), path);
         }
         contactConfirmed(session, epoch, sentAt, zk.getSessionTimeout());
+    }
+
+    /**
+     * Waits, at most one connection timeout, until the session is proven alive at the leader, which a grant needs.
+     * Normally it already is. Right after a session began (a slow connection on a loaded machine, a new session
+     * after an expiry) the proof may not have caught up yet: it needs two answers through the leader a third of
+     * the session timeout apart, so this sends a {@code sync} every twelfth of it until then.
+     *
+     * @return false if the proof did not come in time
+     */
+    private boolean awaitSessionProof(long session) throws Exception {
+        long giveUpAt = System.nanoTime() + settings.connectionTimeout().toNanos();
+        long pause = Math.max(TimeUnit.MILLISECONDS.toNanos(10), negotiatedTimeoutNanos() / 12);
+        while (proof.deadline(session) - System.nanoTime() <= 0) {
+            if (System.nanoTime() - giveUpAt >= 0) {
+                return false;
+            }
+            syncWithLeader("/");
+            if (proof.deadline(session) - System.nanoTime() <= 0) {
+                LockSupport.parkNanos(pause); // the next contact must come later to count
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while proving the ZooKeeper session alive");
+                }
+            }
+        }
+        return true;
     }
 
     /**
