@@ -68,7 +68,9 @@ class SentinelFailoverTest {
         String name = RedisLockContract.unique(info);
         FencedRegister register = new FencedRegister();
         try (LockClient first = LockClient.open(group.uri() + "?waitReplicas=1&waitTimeout=2s&timeout=500ms");
-             LockClient second = LockClient.open(group.uri() + "?timeout=500ms")) {
+             // One replica: once it is promoted none is left to acknowledge, so the second client opts out of
+             // WAIT to use the promoted primary alone (with the default it could not lock until a replica returns).
+             LockClient second = LockClient.open(group.uri() + "?waitReplicas=0&timeout=500ms")) {
             Lease lease = first.lock(name, LONG_RENEWING).acquire(Duration.ofSeconds(2));
             assertTrue(register.write(lease.fencingToken(), "first"));
 
@@ -111,8 +113,9 @@ class SentinelFailoverTest {
     void aFailoverThatLostTheLockIsFencedAndReportedToTheHolder(TestInfo info) {
         String name = RedisLockContract.unique(info);
         FencedRegister register = new FencedRegister();
-        try (LockClient first = LockClient.open(group.uri() + "?timeout=500ms");
-             LockClient second = LockClient.open(group.uri() + "?timeout=500ms")) {
+        // Fenced only (waitReplicas=0): the double grant that waiting for a replica, the default, prevents.
+        try (LockClient first = LockClient.open(group.uri() + "?waitReplicas=0&timeout=500ms");
+             LockClient second = LockClient.open(group.uri() + "?waitReplicas=0&timeout=500ms")) {
             Lease lease = first.lock(name, LONG_RENEWING).acquire(Duration.ofSeconds(2));
             AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
             lease.onLost(lost::set);
