@@ -20,6 +20,7 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
     static final int DEFAULT_SENTINEL_PORT = 26379;
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
     static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(100);
+    static final int DEFAULT_SENTINEL_WAIT_REPLICAS = 1;
 
     enum Deployment { SINGLE, SENTINEL, REDLOCK }
 
@@ -80,11 +81,22 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
         Duration timeout = uri.duration("timeout", DEFAULT_TIMEOUT);
         int poolSize = uri.integer("poolSize", 8, 1, 1024);
         return new RedisSettings(deployment, hosts, masterName, database, user, password, sentinelPassword, ssl,
-                transport, timeout, poolSize, replicaAck(uri));
+                transport, timeout, poolSize, replicaAck(uri, deployment));
     }
 
-    static ReplicaAck replicaAck(LockUri uri) {
-        int replicas = uri.integer("waitReplicas", 0, 0, 100);
+    /**
+     * The replicas that must acknowledge acquire and renew. Sentinel waits for one by default: without it a
+     * primary cut off from its replicas and Sentinels keeps renewing its holders' locks while a replica whose
+     * copy expired is promoted and grants them again (REDIS.md, "What Sentinel guarantees");
+     * {@code waitReplicas=0} opts out. Elsewhere nothing is waited for unless asked.
+     */
+    static ReplicaAck replicaAck(LockUri uri, Deployment deployment) {
+        return replicaAck(uri, deployment == Deployment.SENTINEL ? DEFAULT_SENTINEL_WAIT_REPLICAS : 0);
+    }
+
+    /** As {@link #replicaAck(LockUri, Deployment)}, with {@code defaultReplicas} when the URI names none. */
+    static ReplicaAck replicaAck(LockUri uri, int defaultReplicas) {
+        int replicas = uri.integer("waitReplicas", defaultReplicas, 0, 100);
         if (replicas == 0) {
             if (uri.parameters().containsKey("waitTimeout")) {
                 throw new LockConfigurationException("parameter 'waitTimeout' of '" + uri

@@ -74,7 +74,7 @@ public final class RedissonLocks {
                 throw new LockConfigurationException("'" + uri + "' names a server; with existing Redisson clients"
                         + " the URI is just redisson:// (the clients know their servers)");
             }
-            RedisCommands.ReplicaAck ack = RedisSettings.replicaAck(uri);
+            RedisCommands.ReplicaAck ack = RedisSettings.replicaAck(uri, 0);
             if (clients.size() == 1) {
                 String description = "redisson:// (existing RedissonClient)";
                 return RedisLockProviderFactory.single(RedissonTransports.existing(clients.get(0), description), ack,

@@ -2,6 +2,8 @@ package io.locksmith.redis;
 
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
+import io.locksmith.LockConfigurationException;
+import io.locksmith.LockStoreException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -11,6 +13,7 @@ import redis.clients.jedis.Jedis;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -41,6 +44,41 @@ class RedissonSentinelTest extends RedisLockContract {
     @Override
     protected void expireBehindClientsBack(String lockName) {
         group.currentPrimary().expireNow(lockName);
+    }
+
+    @Test
+    void byDefaultAnAcquireWaitsForAReplicaAndWaitReplicas0OptsOut(TestInfo info) {
+        for (String client : new String[] {"jedis", "redisson"}) {
+            String name = unique(info) + ":" + client;
+            try (LockClient safe = LockClient.open(group.uri() + "?client=" + client);
+                 LockClient fencedOnly = LockClient.open(group.uri() + "?waitReplicas=0&client=" + client)) {
+                try (Lease lease = safe.lock(name).acquire(Duration.ofSeconds(2));
+                     Jedis replica = group.replica.jedis()) {
+                    assertTrue(replica.exists(RedisLockKeys.lockKey(name)), client + ": granted before the replica had it");
+                }
+                group.replica.process().pause();
+                try {
+                    LockStoreException e = assertThrows(LockStoreException.class, () -> safe.lock(name).tryAcquire());
+                    assertTrue(e.getMessage().contains("0 of 1 replica(s) acknowledged"), e.getMessage());
+                    assertTrue(fencedOnly.inspect(name).isEmpty(), client + ": an unacknowledged grant stayed behind");
+                    try (Lease unacknowledged = fencedOnly.lock(name).tryAcquire().orElseThrow()) {
+                        assertTrue(unacknowledged.isHeld());
+                    }
+                } finally {
+                    group.replica.process().resume();
+                }
+            }
+        }
+    }
+
+    @Test
+    void waitTimeoutAloneTunesTheDefaultWaitAndIsRefusedWithWaitReplicas0() {
+        try (LockClient locks = LockClient.open(group.uri() + "?waitTimeout=2s")) {
+            assertTrue(locks.inspect("locksmith-test:wait-timeout").isEmpty());
+        }
+        LockConfigurationException e = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open(group.uri() + "?waitReplicas=0&waitTimeout=2s"));
+        assertTrue(e.getMessage().contains("waitTimeout"), e.getMessage());
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.locksmith.Lease;
 import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockClient;
 import io.locksmith.LockOptions;
+import io.locksmith.LockStoreException;
 import io.locksmith.LossReason;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -68,7 +70,9 @@ class SentinelFailoverTest {
         String name = RedisLockContract.unique(info);
         FencedRegister register = new FencedRegister();
         try (LockClient first = LockClient.open(group.uri() + "?waitReplicas=1&waitTimeout=2s&timeout=500ms");
-             LockClient second = LockClient.open(group.uri() + "?timeout=500ms")) {
+             // One replica: once it is promoted none is left to acknowledge, so the second client opts out of
+             // WAIT to use the promoted primary alone (with the default it could not lock until a replica returns).
+             LockClient second = LockClient.open(group.uri() + "?waitReplicas=0&timeout=500ms")) {
             Lease lease = first.lock(name, LONG_RENEWING).acquire(Duration.ofSeconds(2));
             assertTrue(register.write(lease.fencingToken(), "first"));
 
@@ -111,8 +115,9 @@ class SentinelFailoverTest {
     void aFailoverThatLostTheLockIsFencedAndReportedToTheHolder(TestInfo info) {
         String name = RedisLockContract.unique(info);
         FencedRegister register = new FencedRegister();
-        try (LockClient first = LockClient.open(group.uri() + "?timeout=500ms");
-             LockClient second = LockClient.open(group.uri() + "?timeout=500ms")) {
+        // Fenced only (waitReplicas=0): the double grant that waiting for a replica, the default, prevents.
+        try (LockClient first = LockClient.open(group.uri() + "?waitReplicas=0&timeout=500ms");
+             LockClient second = LockClient.open(group.uri() + "?waitReplicas=0&timeout=500ms")) {
             Lease lease = first.lock(name, LONG_RENEWING).acquire(Duration.ofSeconds(2));
             AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
             lease.onLost(lost::set);
@@ -139,6 +144,35 @@ class SentinelFailoverTest {
             }
             lease.close();
             assertEquals(1, register.rejected().size(), register.rejected().toString());
+        }
+    }
+
+    /**
+     * With one replica and the default WAIT, a failover leaves the promoted primary with no replica to
+     * acknowledge: nothing can be locked (safe, but unavailable) until the old primary returns as its replica.
+     * This is what {@code lockctl doctor} warns about when a Sentinel group has no spare replica.
+     */
+    @Test
+    void withOneReplicaTheDefaultCannotLockAfterAFailoverUntilTheOldPrimaryReturns(TestInfo info) {
+        String name = RedisLockContract.unique(info);
+        try (LockClient locks = LockClient.open(group.uri() + "?timeout=500ms")) {
+            locks.lock(name).acquire(Duration.ofSeconds(2)).close();
+
+            group.killPrimaryAndAwaitFailover();
+            awaitFollowsFailover(locks, name);
+
+            LockStoreException e = assertThrows(LockStoreException.class, () -> locks.lock(name).tryAcquire());
+            assertTrue(e.getMessage().contains("0 of 1 replica(s) acknowledged"), e.getMessage());
+            assertTrue(locks.inspect(name).isEmpty(), "an unacknowledged grant stayed behind");
+
+            // Back empty, as a primary; the Sentinel turns it into a replica of the promoted one.
+            group.primary.process().restart();
+            await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+                    .until(() -> {
+                        try (Lease lease = locks.lock(name).tryAcquire().orElseThrow()) {
+                            return lease.isHeld();
+                        }
+                    });
         }
     }
 

@@ -139,8 +139,8 @@ public final class BenchMain {
                 + subject.label().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-") + ".";
         long start = System.nanoTime();
         try {
-            if (store == Store.REDIS) {
-                servers.flushRedis();
+            if (store == Store.REDIS || store == Store.SENTINEL) {
+                servers.flushRedis(store);
             }
             Map<String, Double> metrics = switch (scenario) {
                 case UNCONTENDED -> scenarios.uncontended(subject, tag + "lock");

@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * The command line of the bench.
  * <pre>
- * java -jar bench/target/locksmith-bench.jar [--quick] [--stores redis,zookeeper,etcd,mem]
+ * java -jar bench/target/locksmith-bench.jar [--quick] [--stores redis,zookeeper,etcd,mem,sentinel]
  *     [--scenarios uncontended,contended,many-names,renewal] [--only TEXT] [--warmup 2s] [--measure 5s]
  *     [--renewal-hold 60s] [--renewal-lease 30s] [--renewal-locks 10000] [--out bench/results]
  *     [--update-doc docs/PERFORMANCE.md]
@@ -23,7 +23,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
     static final String USAGE = """
             usage: java -jar bench/target/locksmith-bench.jar [options]
               --quick                    short windows (about 4 minutes with every store) instead of the full run (about 12)
-              --stores LIST              comma-separated: redis,zookeeper,etcd,mem (default redis,zookeeper,etcd)
+              --stores LIST              comma-separated: redis,zookeeper,etcd,mem,sentinel (default redis,zookeeper,etcd)
               --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
               --warmup D / --measure D   per subject and scenario, e.g. 2s, 500ms

@@ -205,8 +205,8 @@ final class Report {
     String targets() {
         StringBuilder md = new StringBuilder("| target | store | Locksmith | measured | met |\n|---|---|---|---:|:---:|\n");
         for (Result r : results) {
-            if (!r.locksmith() || !r.ok()) {
-                continue;
+            if (!r.locksmith() || !r.ok() || r.store() == Store.SENTINEL) {
+                continue; // Sentinel compares Locksmith with itself (WAIT or not): no raw-client target applies
             }
             switch (r.scenario()) {
                 case UNCONTENDED -> {

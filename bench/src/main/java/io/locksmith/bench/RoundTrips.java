@@ -24,6 +24,7 @@ final class RoundTrips {
 
     static final String READ = "read round trip";
     static final String WRITE = "write round trip";
+    static final String WRITE_WAIT = "write + WAIT 1 replica round trip";
 
     private RoundTrips() {
     }
@@ -38,6 +39,17 @@ final class RoundTrips {
                 try (JedisPooled jedis = new JedisPooled(new HostAndPort("127.0.0.1", port))) {
                     trips.put(READ, scenarios.roundTrip(jedis::ping));
                     trips.put(WRITE, scenarios.roundTrip(() -> jedis.set("bench-round-trip", "x")));
+                    jedis.del("bench-round-trip");
+                }
+            }
+            case SENTINEL -> {
+                try (redis.clients.jedis.Jedis jedis = new redis.clients.jedis.Jedis("127.0.0.1", servers.sentinelPrimaryPort())) {
+                    trips.put(WRITE, scenarios.roundTrip(() -> jedis.set("bench-round-trip", "x")));
+                    // What the default adds to every acquire and renewal: WAIT for one replica after the write.
+                    trips.put(WRITE_WAIT, scenarios.roundTrip(() -> {
+                        jedis.set("bench-round-trip", "x");
+                        jedis.waitReplicas(1, 1000);
+                    }));
                     jedis.del("bench-round-trip");
                 }
             }

@@ -36,6 +36,9 @@ final class StoreServers implements AutoCloseable {
     private final Map<Store, ServerProcess> servers = new EnumMap<>(Store.class);
     private final List<String> problems = new ArrayList<>();
     private RedisRequestCounter redisCounter;
+    /** Every process of the Sentinel group, primary first. */
+    private final List<ServerProcess> sentinelGroup = new ArrayList<>();
+    static final String SENTINEL_MASTER = "bench";
 
     StoreServers(Path workDir) {
         this.workDir = workDir;
@@ -46,6 +49,7 @@ final class StoreServers implements AutoCloseable {
         try {
             ServerProcess server = switch (store) {
                 case REDIS -> startRedis();
+                case SENTINEL -> startSentinelGroup();
                 case ETCD -> startEtcd();
                 case ZOOKEEPER -> startZooKeeper();
                 case MEM -> null;
@@ -72,11 +76,59 @@ final class StoreServers implements AutoCloseable {
         return server.port();
     }
 
-    private ServerProcess startRedis() {
+    private ServerProcess startRedis(String... extraArgs) {
         int port = FreePorts.next();
-        return ServerProcess.start("redis-" + port, List.of("redis-server", "--port", Integer.toString(port),
-                        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxclients", "10000"),
-                workDir.resolve("redis-" + port), port, "apt-get install -y redis-server");
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxclients", "10000"));
+        command.addAll(List.of(extraArgs));
+        return ServerProcess.start("redis-" + port, command, workDir.resolve("redis-" + port), port,
+                "apt-get install -y redis-server");
+    }
+
+    /** Primary, two replicas in sync, and one Sentinel that knows them; returns the Sentinel (the client's port). */
+    private ServerProcess startSentinelGroup() {
+        ServerProcess primary = startRedis();
+        sentinelGroup.add(primary);
+        for (int i = 0; i < 2; i++) {
+            sentinelGroup.add(startRedis("--replicaof", "127.0.0.1", Integer.toString(primary.port())));
+        }
+        awaitState("two replicas in sync", () -> {
+            try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {
+                String info = jedis.info("replication");
+                return info.contains("slave0:") && info.contains("slave1:") && !info.contains("state=wait_bgsave")
+                        && !info.contains("state=send_bulk");
+            }
+        });
+        ServerProcess sentinel = io.locksmith.tck.server.StoreServers.sentinel(primary.port(), SENTINEL_MASTER);
+        sentinelGroup.add(sentinel);
+        awaitState("the Sentinel knowing both replicas", () -> {
+            try (Jedis jedis = new Jedis("127.0.0.1", sentinel.port())) {
+                return jedis.sentinelReplicas(SENTINEL_MASTER).size() == 2;
+            }
+        });
+        return sentinel;
+    }
+
+    /** The primary of the Sentinel group. */
+    int sentinelPrimaryPort() {
+        try (Jedis jedis = new Jedis("127.0.0.1", port(Store.SENTINEL))) {
+            return Integer.parseInt(jedis.sentinelGetMasterAddrByName(SENTINEL_MASTER).get(1));
+        }
+    }
+
+    private static void awaitState(String what, java.util.function.BooleanSupplier state) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!state.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no " + what + " within 30 s");
+            }
+            try {
+                Thread.sleep(100); // polling a server's state: there is no event to await
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + what, e);
+            }
+        }
     }
 
     private ServerProcess startEtcd() {
@@ -149,7 +201,7 @@ final class StoreServers implements AutoCloseable {
             }
             case ZOOKEEPER -> Long.parseLong(fourLetterWord("mntr").getOrDefault("zk_packets_received", "0"));
             case ETCD -> etcdMessagesReceived();
-            case MEM -> 0;
+            case SENTINEL, MEM -> 0;
         };
     }
 
@@ -161,6 +213,12 @@ final class StoreServers implements AutoCloseable {
                     yield "redis-server " + infoField(jedis.info("server"), "redis_version");
                 }
             }
+            case SENTINEL -> {
+                try (Jedis jedis = new Jedis("127.0.0.1", sentinelPrimaryPort())) {
+                    yield "redis-server " + infoField(jedis.info("server"), "redis_version") + ", primary + 2 replicas"
+                            + " + 1 Sentinel";
+                }
+            }
             case ZOOKEEPER -> "ZooKeeper " + fourLetterWord("mntr").getOrDefault("zk_version", "?").split("[-,]")[0]
                     + " (separate JVM)";
             case ETCD -> "etcd " + http("/version").replaceAll(".*\"etcdserver\":\"([^\"]+)\".*", "$1").strip();
@@ -169,8 +227,8 @@ final class StoreServers implements AutoCloseable {
     }
 
     /** Clears the Redis keyspace between subjects, so one subject's leftovers cannot slow another. */
-    void flushRedis() {
-        try (Jedis jedis = new Jedis("127.0.0.1", port(Store.REDIS))) {
+    void flushRedis(Store store) {
+        try (Jedis jedis = new Jedis("127.0.0.1", store == Store.SENTINEL ? sentinelPrimaryPort() : port(Store.REDIS))) {
             jedis.flushAll();
         }
     }
@@ -277,6 +335,10 @@ final class StoreServers implements AutoCloseable {
         }
         servers.values().forEach(ServerProcess::close);
         servers.clear();
+        for (int i = sentinelGroup.size() - 1; i >= 0; i--) {
+            sentinelGroup.get(i).close();
+        }
+        sentinelGroup.clear();
         try (var paths = java.nio.file.Files.walk(workDir)) {
             paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         } catch (IOException e) {

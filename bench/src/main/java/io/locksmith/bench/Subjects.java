@@ -44,12 +44,29 @@ final class Subjects {
         List<Entry> entries = new ArrayList<>();
         switch (store) {
             case REDIS -> redis(scenario, lease, entries);
+            case SENTINEL -> sentinel(scenario, lease, entries);
             case ZOOKEEPER -> zookeeper(lease, entries);
             case ETCD -> etcd(scenario, lease, entries);
             case MEM -> entries.add(new Entry(new LocksmithSubject("Locksmith over mem://", Store.MEM,
                     "mem://bench?lease=" + lease.toMillis() + "ms"), false));
         }
         return entries;
+    }
+
+    /**
+     * Locksmith on Sentinel with and without waiting for a replica; the baseline is {@code waitReplicas=0}, so the
+     * ratios are what the default's {@code WAIT} costs. Renewal is not measured here.
+     */
+    private void sentinel(Scenario scenario, Duration lease, List<Entry> entries) {
+        if (scenario == Scenario.RENEWAL) {
+            return;
+        }
+        String uri = "redis-sentinel://127.0.0.1:" + servers.port(Store.SENTINEL) + "/" + StoreServers.SENTINEL_MASTER
+                + "?lease=" + lease.toMillis() + "ms";
+        entries.add(new Entry(new LocksmithSubject("Locksmith, waitReplicas=0 (fenced only)", Store.SENTINEL,
+                threads -> uri + "&waitReplicas=0&poolSize=" + Math.max(8, threads)), true));
+        entries.add(new Entry(new LocksmithSubject("Locksmith, default (WAIT 1 replica)", Store.SENTINEL,
+                threads -> uri + "&poolSize=" + Math.max(8, threads)), false));
     }
 
     private void redis(Scenario scenario, Duration lease, List<Entry> entries) {

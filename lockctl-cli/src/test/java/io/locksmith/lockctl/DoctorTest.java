@@ -104,17 +104,77 @@ class DoctorTest {
     }
 
     @Test
-    void sentinelLeadsDoctorToTheMaster(@TempDir Path dir) throws Exception {
+    void sentinelLeadsDoctorToTheMasterAndFailsWithoutAReplicaToWaitFor(@TempDir Path dir) throws Exception {
         try (ServerProcess master = Servers.redis(dir);
              ServerProcess sentinel = Servers.sentinel(dir, "locks", master.port())) {
-            Run run = Run.lockctl("doctor", "--uri", "redis-sentinel://127.0.0.1:" + sentinel.port() + "/locks",
-                    "--read-only");
+            String uri = "redis-sentinel://127.0.0.1:" + sentinel.port() + "/locks";
+            Run run = Run.lockctl("doctor", "--uri", uri, "--read-only");
+
+            assertEquals(ExitCode.CHECK_FAILED, run.exitCode(), run.both());
+            assertTrue(run.out().contains("[WARN] sentinel locks: master at 127.0.0.1:" + master.port() + " (asked 127.0.0.1:"
+                    + sentinel.port() + "); 1 Sentinel(s) in the group, quorum 1, 1 in the URI"), run.both());
+            assertTrue(run.out().contains("[FAIL] sentinel locks replicas: 0 of 0 replica(s) up, waitReplicas=1: no acquire"
+                    + " or renewal can be acknowledged now"), run.both());
+            assertTrue(run.out().contains("redis 127.0.0.1:" + master.port() + " maxmemory-policy"), run.both());
+
+            Run fencedOnly = Run.lockctl("doctor", "--uri", uri + "?waitReplicas=0&lease=1s", "--read-only");
+
+            assertEquals(ExitCode.OK, fencedOnly.exitCode(), fencedOnly.both());
+            assertTrue(fencedOnly.out().contains("[WARN] sentinel locks replicas: 0 of 0 replica(s) up; waitReplicas=0,"
+                    + " fenced only: a primary cut off"), fencedOnly.both());
+            assertTrue(fencedOnly.out().contains("[WARN] sentinel locks down-after-milliseconds: down-after 1000 ms,"
+                    + " lease 1000 ms: by the time a cut-off primary is declared down"), fencedOnly.both());
+            assertTrue(fencedOnly.out().contains("[WARN] redis 127.0.0.1:" + master.port() + " min-replicas-to-write: 0 (off)"),
+                    fencedOnly.both());
+        }
+    }
+
+    @Test
+    void sentinelReportsReplicasAgainstWaitMinReplicasToWriteAndDownAfterAgainstTheLease(@TempDir Path dir) {
+        try (ServerProcess master = Servers.redis(dir);
+             ServerProcess first = Servers.redis(dir, "--replicaof", "127.0.0.1", String.valueOf(master.port()));
+             ServerProcess second = Servers.redis(dir, "--replicaof", "127.0.0.1", String.valueOf(master.port()));
+             ServerProcess sentinel = Servers.sentinel(dir, "locks", master.port())) {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> {
+                try (Jedis jedis = new Jedis("127.0.0.1", sentinel.port())) {
+                    return jedis.sentinelReplicas("locks").stream()
+                            .filter(replica -> "ok".equals(replica.get("master-link-status"))).count() == 2;
+                }
+            });
+            String uri = "redis-sentinel://127.0.0.1:" + sentinel.port() + "/locks";
+            String primary = "redis 127.0.0.1:" + master.port();
+            Run run = Run.lockctl("doctor", "--uri", uri, "--read-only");
 
             assertEquals(ExitCode.OK, run.exitCode(), run.both());
-            assertTrue(run.out().contains("[WARN] sentinel locks: master at 127.0.0.1:" + master.port() + " (asked 127.0.0.1:"
-                    + sentinel.port() + "); 1 Sentinel(s) in the URI"), run.both());
-            assertTrue(run.out().contains("[WARN] sentinel failover: replication is asynchronous"), run.both());
-            assertTrue(run.out().contains("redis 127.0.0.1:" + master.port() + " maxmemory-policy"), run.both());
+            assertTrue(run.out().contains("[OK  ] sentinel locks replicas: 2 of 2 replica(s) up, waitReplicas=1: acquire"
+                    + " and renew wait for 1; after a failover 1 remain to acknowledge"), run.both());
+            assertTrue(run.out().contains("[OK  ] sentinel locks down-after-milliseconds: down-after 1000 ms, lease 30000 ms:"
+                    + " the Sentinels may fail over before a holder's lease runs out"), run.both());
+            assertTrue(run.out().contains("[OK  ] " + primary + " min-replicas-to-write: 0 (off)"), run.both());
+            assertTrue(run.out().contains("[OK  ] " + primary + " replication: master with 2 replica(s)"), run.both());
+
+            Run noSpare = Run.lockctl("doctor", "--uri", uri + "?waitReplicas=2&lease=1s", "--read-only");
+
+            assertTrue(noSpare.out().contains("[WARN] sentinel locks replicas: 2 of 2 replica(s) up, waitReplicas=2: after a"
+                    + " failover the promoted primary has 1 replica(s) left to acknowledge, so the lock is unavailable"),
+                    noSpare.both());
+            assertTrue(noSpare.out().contains("[OK  ] sentinel locks down-after-milliseconds: down-after 1000 ms, lease"
+                    + " 1000 ms: a holder on a primary that fails or is cut off loses its lease"), noSpare.both());
+
+            try (Jedis jedis = new Jedis("127.0.0.1", master.port())) {
+                jedis.configSet("min-replicas-to-write", "2");
+            }
+            Run strict = Run.lockctl("doctor", "--uri", uri, "--read-only");
+            assertTrue(strict.out().contains("[WARN] " + primary + " min-replicas-to-write: 2 with lag 10 s: the primary"
+                    + " refuses writes once fewer than 2 replica(s) acknowledged within 10 s"), strict.both());
+            assertTrue(strict.out().contains("losing one stops every write"), strict.both());
+
+            try (Jedis jedis = new Jedis("127.0.0.1", master.port())) {
+                jedis.configSet("min-replicas-to-write", "3");
+            }
+            Run impossible = Run.lockctl("doctor", "--uri", uri, "--read-only");
+            assertEquals(ExitCode.CHECK_FAILED, impossible.exitCode(), impossible.both());
+            assertTrue(impossible.out().contains("[FAIL] " + primary + " min-replicas-to-write: 3 with lag 10 s"), impossible.both());
         }
     }
 

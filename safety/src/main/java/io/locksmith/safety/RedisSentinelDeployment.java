@@ -52,12 +52,16 @@ public final class RedisSentinelDeployment implements Deployment {
 
     @Override
     public String description() {
-        return "redis-server primary + 1 asynchronous replica + 1 Sentinel (quorum 1, down after 1 s)";
+        return "redis-server primary + 1 asynchronous replica + 1 Sentinel (quorum 1, down after 1 s), waitReplicas=0"
+                + " (fenced only)";
     }
 
     @Override
     public String uri() {
-        return "redis-sentinel://127.0.0.1:" + sentinel.port() + "/" + MASTER + "?" + RedisSingleDeployment.TIMEOUT;
+        // Fenced only: with one replica and WAIT (the default), a failover leaves no replica to acknowledge and
+        // the promoted primary grants nothing; this deployment shows the fenced double grant of rule R9.7.
+        return "redis-sentinel://127.0.0.1:" + sentinel.port() + "/" + MASTER + "?" + RedisSingleDeployment.TIMEOUT
+                + "&waitReplicas=0";
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.locksmith.lockctl.doctor;
 
 import io.locksmith.LockConfigurationException;
+import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockUri;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -33,7 +34,7 @@ final class RedisDoctor implements StoreDoctor {
 
     @Override
     public Set<String> schemes() {
-        return Set.of("redis", "rediss", "redis-sentinel", "redlock");
+        return Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock");
     }
 
     @Override
@@ -42,14 +43,19 @@ final class RedisDoctor implements StoreDoctor {
                 .orElse(null);
         String user = uri.userInfo().filter(info -> info.contains(":") && info.indexOf(':') > 0)
                 .map(info -> info.substring(0, info.indexOf(':'))).orElse(null);
-        boolean ssl = uri.scheme().equals("rediss") || uri.parameter("ssl").map(Boolean::parseBoolean).orElse(false);
+        boolean ssl = uri.scheme().startsWith("rediss") || uri.parameter("ssl").map(Boolean::parseBoolean).orElse(false);
         DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis((int) timeout.toMillis()).socketTimeoutMillis((int) timeout.toMillis())
                 .user(user).password(password).ssl(ssl).clientName("lockctl-doctor").build();
         List<Finding> findings = new ArrayList<>();
         List<HostAndPort> masters = new ArrayList<>();
-        if (uri.scheme().equals("redis-sentinel")) {
-            masters.add(masterFromSentinels(uri, timeout, findings));
+        boolean sentinel = uri.scheme().equals("redis-sentinel") || uri.scheme().equals("rediss-sentinel");
+        int waitReplicas = waitReplicas(uri, sentinel);
+        if (sentinel) {
+            SentinelView view = masterFromSentinels(uri, timeout, findings);
+            masters.add(view.master());
+            findings.addAll(sentinelFindings(view, waitReplicas, uri.duration("lease", LockOptions.DEFAULT_LEASE_TIME)));
+            findings.add(minReplicas(view.master(), config, waitReplicas));
         } else {
             for (LockUri.HostPort host : uri.hosts(DEFAULT_PORT)) {
                 masters.add(new HostAndPort(host.host(), host.port()));
@@ -59,7 +65,7 @@ final class RedisDoctor implements StoreDoctor {
         LockStoreException lastFailure = null;
         for (HostAndPort master : masters) {
             try {
-                findings.addAll(examineNode(master, config));
+                findings.addAll(examineNode(master, config, waitReplicas));
                 reached++;
             } catch (LockStoreException e) {
                 lastFailure = e;
@@ -87,7 +93,12 @@ final class RedisDoctor implements StoreDoctor {
                 "for correctness (not only efficiency) prefer a fencing store (redis://, zookeeper://, etcd://)");
     }
 
-    private static HostAndPort masterFromSentinels(LockUri uri, Duration timeout, List<Finding> findings) {
+    /** What the Sentinel asked about the master group says. */
+    private record SentinelView(HostAndPort master, String masterName, Map<String, String> masterState,
+                                List<Map<String, String>> replicas) {
+    }
+
+    private static SentinelView masterFromSentinels(LockUri uri, Duration timeout, List<Finding> findings) {
         String path = uri.path().startsWith("/") ? uri.path().substring(1) : uri.path();
         String masterName = path.contains("/") ? path.substring(0, path.indexOf('/')) : path;
         if (masterName.isEmpty()) {
@@ -104,16 +115,19 @@ final class RedisDoctor implements StoreDoctor {
                 if (address == null || address.size() < 2) {
                     throw new LockConfigurationException("Sentinel " + sentinel + " knows no master named '" + masterName + "'");
                 }
+                Map<String, String> masterState = jedis.sentinelMaster(masterName);
+                List<Map<String, String>> replicas = jedis.sentinelReplicas(masterName);
                 String check = "sentinel " + masterName;
-                String detail = "master at " + address.get(0) + ":" + address.get(1) + " (asked " + sentinel + ")";
-                findings.add(sentinels.size() < 3
-                        ? Finding.warn(check, detail + "; " + sentinels.size() + " Sentinel(s) in the URI",
-                        "run 3 or more Sentinels and list them all, so a failover has a quorum")
+                int known = 1 + Integer.parseInt(masterState.getOrDefault("num-other-sentinels", "0"));
+                String detail = "master at " + address.get(0) + ":" + address.get(1) + " (asked " + sentinel + "); "
+                        + known + " Sentinel(s) in the group, quorum " + masterState.getOrDefault("quorum", "?") + ", "
+                        + sentinels.size() + " in the URI";
+                findings.add(known < 3 || sentinels.size() < 3
+                        ? Finding.warn(check, detail, "run 3 or more Sentinels on separate machines and list them all in the"
+                        + " URI, so a failover has a majority and the client finds one")
                         : Finding.ok(check, detail));
-                findings.add(Finding.warn("sentinel failover", "replication is asynchronous: a failover can promote "
-                                + "a replica that never saw a granted lock, and grant it again",
-                        "keep fencing tokens at the resource; waitReplicas=N in the URI (WAIT) narrows the window"));
-                return new HostAndPort(address.get(0), Integer.parseInt(address.get(1)));
+                return new SentinelView(new HostAndPort(address.get(0), Integer.parseInt(address.get(1))), masterName,
+                        masterState, replicas);
             } catch (JedisConnectionException e) {
                 failure = new LockStoreException("cannot reach Sentinel at " + sentinel + ": " + e.getMessage(), e);
             }
@@ -121,12 +135,106 @@ final class RedisDoctor implements StoreDoctor {
         throw failure;
     }
 
-    private List<Finding> examineNode(HostAndPort node, DefaultJedisClientConfig config) {
+    /** {@code waitReplicas} as the client reads it: Sentinel waits for one replica unless the URI says otherwise. */
+    private static int waitReplicas(LockUri uri, boolean sentinel) {
+        return uri.integer("waitReplicas", sentinel ? 1 : 0, 0, 100);
+    }
+
+    private static List<Finding> sentinelFindings(SentinelView view, int waitReplicas, Duration lease) {
+        List<Finding> findings = new ArrayList<>();
+        String prefix = "sentinel " + view.masterName() + " ";
+        int healthy = 0;
+        for (Map<String, String> replica : view.replicas()) {
+            String flags = replica.getOrDefault("flags", "");
+            if (!flags.contains("s_down") && !flags.contains("o_down") && !flags.contains("disconnected")
+                    && "ok".equals(replica.getOrDefault("master-link-status", "ok"))) {
+                healthy++;
+            }
+        }
+        String replicas = healthy + " of " + view.replicas().size() + " replica(s) up";
+        if (waitReplicas == 0) {
+            findings.add(Finding.warn(prefix + "replicas", replicas + "; waitReplicas=0, fenced only: a primary cut off from"
+                            + " its replicas and Sentinels keeps renewing its holders' locks while a replica is promoted and"
+                            + " grants them again, so two holders believe they hold the lock; only fencing tokens checked"
+                            + " by the resource stop the stale writes",
+                    "remove waitReplicas=0 from the URI (the default waits for one replica) and run 2 or more replicas"));
+        } else if (healthy < waitReplicas) {
+            findings.add(Finding.fail(prefix + "replicas", replicas + ", waitReplicas=" + waitReplicas + ": no acquire or"
+                            + " renewal can be acknowledged now, so nothing can be locked",
+                    "bring replicas back (or start more), or lower waitReplicas"));
+        } else if (healthy == waitReplicas) {
+            findings.add(Finding.warn(prefix + "replicas", replicas + ", waitReplicas=" + waitReplicas + ": after a failover"
+                            + " the promoted primary has " + (healthy - 1) + " replica(s) left to acknowledge, so the lock is"
+                            + " unavailable (acquire and renew fail) until the old primary returns as a replica",
+                    "run " + (waitReplicas + 1) + " or more replicas"));
+        } else {
+            findings.add(Finding.ok(prefix + "replicas", replicas + ", waitReplicas=" + waitReplicas + ": acquire and renew"
+                    + " wait for " + waitReplicas + "; after a failover " + (healthy - 1) + " remain to acknowledge"));
+        }
+
+        long downAfter = Long.parseLong(view.masterState().getOrDefault("down-after-milliseconds", "30000"));
+        String check = prefix + "down-after-milliseconds";
+        String detail = "down-after " + downAfter + " ms, lease " + lease.toMillis() + " ms";
+        if (waitReplicas == 0 && downAfter >= lease.toMillis()) {
+            findings.add(Finding.warn(check, detail + ": by the time a cut-off primary is declared down, the replicas'"
+                            + " copies of its locks have expired, so the promoted replica grants them at once while their"
+                            + " holders still renew on the old primary",
+                    "wait for a replica (remove waitReplicas=0)"));
+        } else if (downAfter >= lease.toMillis()) {
+            findings.add(Finding.ok(check, detail + ": a holder on a primary that fails or is cut off loses its lease"
+                    + " (STORE_UNREACHABLE) before the Sentinels fail over; every lock is unavailable for about down-after"
+                    + " plus the failover when the primary fails"));
+        } else {
+            findings.add(Finding.ok(check, detail + ": the Sentinels may fail over before a holder's lease runs out; a"
+                    + " holder whose renewal reaches the promoted replica in time keeps its lock"
+                    + (waitReplicas == 0 ? " (only if that replica still has it)" : " (the replica acknowledged it)")
+                    + ", the others lose it at their lease deadline"));
+        }
+        return findings;
+    }
+
+    /** {@code min-replicas-to-write}/{@code min-replicas-max-lag} on the primary: its own guard against a partition. */
+    private static Finding minReplicas(HostAndPort primary, DefaultJedisClientConfig config, int waitReplicas) {
+        String check = "redis " + primary + " min-replicas-to-write";
+        try (Jedis jedis = new Jedis(primary, config)) {
+            Map<String, String> settings = jedis.configGet("min-replicas-to-write", "min-replicas-max-lag");
+            int toWrite = Integer.parseInt(settings.getOrDefault("min-replicas-to-write", "0"));
+            String maxLag = settings.getOrDefault("min-replicas-max-lag", "10");
+            int connected = Integer.parseInt(parseInfo(jedis.info("replication")).getOrDefault("connected_slaves", "0"));
+            if (toWrite == 0) {
+                String detail = "0 (off): a primary cut off from its replicas keeps accepting writes until the Sentinels"
+                        + " demote it, which happens only after the partition heals (about 10 s later in our tests)";
+                return waitReplicas == 0
+                        ? Finding.warn(check, detail + "; with waitReplicas=0 lock writes there count",
+                        "CONFIG SET min-replicas-to-write 1 and min-replicas-max-lag 10 (and in redis.conf of every node)")
+                        : Finding.ok(check, detail + "; with waitReplicas=" + waitReplicas + " those writes are never"
+                        + " acknowledged, so no lock is granted or renewed there");
+            }
+            String detail = toWrite + " with lag " + maxLag + " s: the primary refuses writes once fewer than " + toWrite
+                    + " replica(s) acknowledged within " + maxLag + " s, which bounds a cut-off primary's writable window";
+            if (toWrite > connected) {
+                return Finding.fail(check, detail + "; only " + connected + " replica(s) connected: every write is refused now",
+                        "bring replicas back or lower min-replicas-to-write");
+            }
+            if (toWrite == connected) {
+                return Finding.warn(check, detail + "; " + connected + " replica(s) connected: losing one stops every write",
+                        "run more replicas than min-replicas-to-write");
+            }
+            return Finding.ok(check, detail + "; " + connected + " replica(s) connected");
+        } catch (JedisDataException e) {
+            return Finding.warn(check, "CONFIG GET refused (" + e.getMessage() + "); cannot tell",
+                    "check min-replicas-to-write and min-replicas-max-lag on the primary");
+        } catch (JedisConnectionException e) {
+            throw new LockStoreException("cannot reach redis at " + primary + ": " + rootMessage(e), e);
+        }
+    }
+
+    private List<Finding> examineNode(HostAndPort node, DefaultJedisClientConfig config, int waitReplicas) {
         String prefix = "redis " + node + " ";
         try (Jedis jedis = new Jedis(node, config)) {
             List<Finding> findings = new ArrayList<>();
             findings.add(roundTrip(jedis, prefix));
-            findings.add(replication(jedis, prefix));
+            findings.add(replication(jedis, prefix, waitReplicas));
             findings.add(eviction(jedis, prefix));
             findings.add(persistence(jedis, prefix));
             findings.add(slowLog(jedis, prefix));
@@ -154,7 +262,7 @@ final class RedisDoctor implements StoreDoctor {
         return Finding.ok(prefix + "round trip", detail);
     }
 
-    private static Finding replication(Jedis jedis, String prefix) {
+    private static Finding replication(Jedis jedis, String prefix, int waitReplicas) {
         String check = prefix + "replication";
         Map<String, String> info = parseInfo(jedis.info("replication"));
         String role = info.getOrDefault("role", "?");
@@ -184,6 +292,9 @@ final class RedisDoctor implements StoreDoctor {
         if (worstSeconds > 1 || worstBytes > 1_000_000) {
             return Finding.warn(check, detail, "replicas are behind: a failover now would forget recent locks; "
                     + "check the network and the replicas' load");
+        }
+        if (waitReplicas > 0) {
+            return Finding.ok(check, detail + "; acquire and renew wait for " + waitReplicas + " replica(s) (WAIT)");
         }
         return Finding.warn(check, detail + "; replication is asynchronous, a failover can forget a granted lock",
                 "keep fencing tokens at the resource; waitReplicas=N in the URI (WAIT) narrows the window");

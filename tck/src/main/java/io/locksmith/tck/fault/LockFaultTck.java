@@ -669,6 +669,13 @@ public abstract class LockFaultTck {
                 granted.get().close();
             }
             assertEquals(0, register.staleWritesAccepted(), register::toString);
+            System.out.println("R9.9: holder told " + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt)
+                    + " ms after the cut, majority " + (granted.isPresent() ? "granted after "
+                    + TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt) + " ms" : "did not grant within " + bound)
+                    + "; the holder's writes accepted: " + holderWritesAccepted.get());
+            // Closed before this thread takes the lock again: inside a lost lease of the same thread, an acquire
+            // fails with LockLostException rather than hide the loss.
+            lease.close();
 
             healMinorityMember();
             healed = true;

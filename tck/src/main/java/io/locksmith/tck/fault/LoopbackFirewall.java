@@ -95,7 +95,8 @@ public final class LoopbackFirewall implements AutoCloseable {
 
     /**
      * Drops every TCP connection that process {@code pid} (and the children it starts from now on) opens to
-     * any of {@code ports}, new and established; other processes keep reaching those ports.
+     * any of {@code ports}, new and established (those it has open now included); other processes keep reaching
+     * those ports.
      *
      * @throws IllegalArgumentException if no port is given, or more than 15
      * @throws IllegalStateException    if the process cannot be moved into a cgroup, an iptables call fails,
@@ -115,59 +116,63 @@ public final class LoopbackFirewall implements AutoCloseable {
         }
         add("mangle", "OUTPUT", "-p", "tcp", "-m", "cgroup", "--path", cgroupName,
                 "-m", "multiport", "--dports", list, "-j", "CONNMARK", "--set-mark", markHex());
-        // A socket keeps the cgroup it was created in, so the rule above only catches connections opened from now
-        // on. The process's established connections to the ports (a ZooKeeper follower's link to its leader) are
-        // cut by their own local port instead, which identifies each of them on loopback. Found after the rule
-        // is in place, so that no connection opened meanwhile escapes both.
-        List<Integer> established = establishedLocalPorts(pid, ports);
-        for (int from = 0; from < established.size(); from += 15) {
-            cutPorts(established.subList(from, Math.min(established.size(), from + 15)).stream()
-                    .mapToInt(Integer::intValue).toArray());
+        // A socket keeps the cgroup it was created in, so the rule above only sees connections opened from now
+        // on. The ones already open (a replica's link, a Sentinel's pings) are marked by their own ports; the
+        // process is in the cgroup already, so a connection opened meanwhile is caught by one rule or the other.
+        for (int[] connection : openConnections(pid, ports)) {
+            String local = Integer.toString(connection[0]);
+            String remote = Integer.toString(connection[1]);
+            add("mangle", "OUTPUT", "-p", "tcp", "--sport", local, "--dport", remote,
+                    "-j", "CONNMARK", "--set-mark", markHex());
+            add("mangle", "OUTPUT", "-p", "tcp", "--sport", remote, "--dport", local,
+                    "-j", "CONNMARK", "--set-mark", markHex());
         }
     }
 
     /**
-     * The local ports of the established TCP connections that process {@code pid} has to any of {@code ports}:
-     * its socket inodes ({@code /proc/<pid>/fd}) looked up in {@code /proc/net/tcp} and {@code tcp6}.
+     * The TCP connections process {@code pid} has open to one of {@code ports}, as (local port, remote port)
+     * pairs: its socket inodes from {@code /proc/PID/fd}, matched with {@code /proc/PID/net/tcp} and {@code tcp6}.
      */
-    static List<Integer> establishedLocalPorts(long pid, int... ports) {
+    private static List<int[]> openConnections(long pid, int... ports) {
         java.util.Set<String> inodes = new java.util.HashSet<>();
-        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-            for (Path fd : (Iterable<Path>) fds::iterator) {
+        Path fds = Path.of("/proc", Long.toString(pid), "fd");
+        try (var entries = Files.list(fds)) {
+            for (Path fd : (Iterable<Path>) entries::iterator) {
                 try {
                     String target = Files.readSymbolicLink(fd).toString();
                     if (target.startsWith("socket:[")) {
                         inodes.add(target.substring("socket:[".length(), target.length() - 1));
                     }
                 } catch (IOException closedMeanwhile) {
-                    // the descriptor was closed while we listed them
+                    // a descriptor closed while listing: not a connection any more
                 }
             }
         } catch (IOException e) {
-            throw new IllegalStateException("cannot list the sockets of process " + pid, e);
+            throw new IllegalStateException("cannot list the sockets of process " + pid + " in " + fds, e);
         }
         java.util.Set<Integer> wanted = Arrays.stream(ports).boxed().collect(Collectors.toSet());
-        List<Integer> local = new ArrayList<>();
-        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+        List<int[]> connections = new ArrayList<>();
+        for (String table : List.of("tcp", "tcp6")) {
+            Path file = Path.of("/proc", Long.toString(pid), "net", table);
             List<String> lines;
             try {
-                lines = Files.readAllLines(Path.of(table));
+                lines = Files.exists(file) ? Files.readAllLines(file) : List.of();
             } catch (IOException e) {
-                continue; // no IPv6
+                throw new IllegalStateException("cannot read " + file, e);
             }
             for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
-                // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
                 String[] fields = line.trim().split("\\s+");
-                if (fields.length < 10 || !fields[3].equals("01") || !inodes.contains(fields[9])) {
-                    continue; // not established, or not this process's
+                if (fields.length < 10 || !inodes.contains(fields[9])) {
+                    continue;
                 }
-                int remotePort = Integer.parseInt(fields[2].substring(fields[2].lastIndexOf(':') + 1), 16);
-                if (wanted.contains(remotePort)) {
-                    local.add(Integer.parseInt(fields[1].substring(fields[1].lastIndexOf(':') + 1), 16));
+                int local = Integer.parseInt(fields[1].substring(fields[1].lastIndexOf(':') + 1), 16);
+                int remote = Integer.parseInt(fields[2].substring(fields[2].lastIndexOf(':') + 1), 16);
+                if (wanted.contains(remote)) {
+                    connections.add(new int[] {local, remote});
                 }
             }
         }
-        return local;
+        return connections;
     }
 
     /**

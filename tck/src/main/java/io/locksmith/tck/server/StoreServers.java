@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,6 +42,21 @@ public final class StoreServers {
      * the primary down after one second of silence so failover tests stay short.
      */
     public static ServerProcess sentinel(int primaryPort, String master) {
+        return sentinel(primaryPort, master, 1, Duration.ofSeconds(1));
+    }
+
+    /**
+     * A Sentinel as {@link #sentinel(int, String)}, one of a group that needs {@code quorum} Sentinels to agree
+     * that the primary is down (a failover also needs a majority of the group to elect a leader), declaring the
+     * primary down after {@code downAfter} of silence ({@code down-after-milliseconds}).
+     */
+    public static ServerProcess sentinel(int primaryPort, String master, int quorum, Duration downAfter) {
+        if (quorum < 1) {
+            throw new IllegalArgumentException("quorum must be at least 1, was " + quorum);
+        }
+        if (downAfter.toMillis() < 1) {
+            throw new IllegalArgumentException("downAfter must be at least 1 ms, was " + downAfter);
+        }
         int port = FreePorts.next();
         Path dir = tempDir("sentinel-" + port);
         Path config = dir.resolve("sentinel.conf");
@@ -49,8 +65,8 @@ public final class StoreServers {
                     "port " + port,
                     "bind 127.0.0.1",
                     "dir " + dir,
-                    "sentinel monitor " + master + " 127.0.0.1 " + primaryPort + " 1",
-                    "sentinel down-after-milliseconds " + master + " 1000",
+                    "sentinel monitor " + master + " 127.0.0.1 " + primaryPort + " " + quorum,
+                    "sentinel down-after-milliseconds " + master + " " + downAfter.toMillis(),
                     "sentinel failover-timeout " + master + " 5000",
                     "sentinel parallel-syncs " + master + " 1",
                     ""));
