@@ -58,6 +58,28 @@ public interface Deployment extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " has no replica to fail over to");
     }
 
+    /**
+     * The URI of a client that talks only to the member {@link #isolateMinorityMember()} cuts from its peers.
+     * The same member every time, chosen on the first call.
+     */
+    default String minorityMemberUri() {
+        throw new UnsupportedOperationException(name() + " has no minority member to isolate");
+    }
+
+    /** The URI of a client that talks only to the members on the majority side of that partition. */
+    default String majorityUri() {
+        throw new UnsupportedOperationException(name() + " has no minority member to isolate");
+    }
+
+    /** Cuts the member of {@link #minorityMemberUri()} from its peers; its clients still reach it. */
+    default void isolateMinorityMember() {
+        throw new UnsupportedOperationException(name() + " has no minority member to isolate");
+    }
+
+    /** Ends that partition and returns once both sides serve clients again. */
+    default void healMinorityMember() {
+    }
+
     /** Stops every server this deployment started. */
     @Override
     void close();

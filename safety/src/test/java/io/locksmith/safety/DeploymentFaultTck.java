@@ -74,6 +74,11 @@ abstract class DeploymentFaultTck extends LockFaultTck {
         return timing;
     }
 
+    /** The deployment, for the hooks of a minority partition (rule R9.9). */
+    protected final Deployment deploymentForPartition() {
+        return deployment();
+    }
+
     protected final void killNodeOfDeployment() {
         deployment().killNode();
     }

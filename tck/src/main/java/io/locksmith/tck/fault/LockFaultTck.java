@@ -648,9 +648,15 @@ public abstract class LockFaultTck {
                 granted.get().close();
             }
             assertEquals(0, register.staleWritesAccepted(), register::toString);
+            System.out.println("R9.9 on " + getClass().getSimpleName() + ": holder told "
+                    + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt) + " ms after the cut, majority granted "
+                    + (granted.isPresent() ? TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt) + " ms" : "never")
+                    + ", holder writes accepted " + holderWritesAccepted.get() + ", " + register);
 
             healMinorityMember();
             healed = true;
+            // As an application does with a lease it was told it lost: close it (an owner-checked release).
+            lease.close();
             // Available again on the healed side: what was partitioned serves the lock once more.
             Optional<Lease> again = tryAcquireAcrossStoreErrors(holderClient, name, bound);
             assertTrue(again.isPresent(), "after the partition healed, the client of the formerly isolated member"
