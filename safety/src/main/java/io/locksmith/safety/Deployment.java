@@ -3,6 +3,7 @@ package io.locksmith.safety;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.fault.TcpProxy;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -40,6 +41,19 @@ public interface Deployment extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " has no single node to proxy");
     }
 
+    /** {@code host:port} of every member a proxied client talks to; default {@link #proxiedAddress()} alone. */
+    default List<String> proxiedAddresses() {
+        return List.of(proxiedAddress());
+    }
+
+    /** The URI of a client whose only way to the store is {@code proxies}, in the order of {@link #proxiedAddresses()}. */
+    default String uriThrough(List<TcpProxy> proxies) {
+        if (proxies.size() != 1) {
+            throw new UnsupportedOperationException(name() + " has no several members to proxy");
+        }
+        return uriThrough(proxies.get(0));
+    }
+
     /** Kills (-9) one node whose loss the deployment is built to survive (a leader, a minority member). */
     default void killNode() {
         throw new UnsupportedOperationException(name() + " cannot survive the loss of a node");
@@ -51,6 +65,10 @@ public interface Deployment extends AutoCloseable {
 
     /** From now on, writes to the primary do not reach the replica {@link #failOver()} will promote. */
     default void stopReplication() {
+    }
+
+    /** Undoes {@link #stopReplication()}: the replica catches up again. Default: nothing. */
+    default void resumeReplication() {
     }
 
     /** Kills the primary and returns once a replica serves clients. */

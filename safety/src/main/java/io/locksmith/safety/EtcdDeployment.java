@@ -115,7 +115,8 @@ public final class EtcdDeployment implements Deployment {
     public Set<Fault> faults() {
         return members.size() == 1
                 ? EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY)
-                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.NODE_KILL);
+                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY,
+                        Fault.NODE_KILL);
     }
 
     @Override
@@ -206,6 +207,17 @@ public final class EtcdDeployment implements Deployment {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    @Override
+    public List<String> proxiedAddresses() {
+        return clientPorts.stream().map(port -> "127.0.0.1:" + port).toList();
+    }
+
+    @Override
+    public String uriThrough(List<TcpProxy> proxies) {
+        return "etcd://" + proxies.stream().map(proxy -> "127.0.0.1:" + proxy.port()).collect(Collectors.joining(","))
+                + "?timeout=2s";
     }
 
     /** The member that is leader now, by the maintenance status of the live members; null if none. */

@@ -6,6 +6,7 @@ import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.TcpProxy;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -67,6 +68,19 @@ abstract class DeploymentFaultTck extends LockFaultTck {
     @Override
     protected String uriThrough(TcpProxy proxy) {
         return deployment().uriThrough(proxy);
+    }
+
+    @Override
+    protected List<String> proxiedAddresses() {
+        if (!faults.contains(Fault.CLIENT_PARTITION)) {
+            throw new UnsupportedOperationException("proxiedAddress()");
+        }
+        return deployment().proxiedAddresses();
+    }
+
+    @Override
+    protected String uriThrough(List<TcpProxy> proxies) {
+        return deployment().uriThrough(proxies);
     }
 
     @Override

@@ -10,7 +10,7 @@ import java.util.Set;
 class EtcdClusterFaultTest extends DeploymentFaultTck {
 
     EtcdClusterFaultTest() {
-        super(() -> new EtcdDeployment(3), EtcdDeployment.TIMING, Set.of());
+        super(() -> new EtcdDeployment(3), EtcdDeployment.TIMING, Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
     @Override
