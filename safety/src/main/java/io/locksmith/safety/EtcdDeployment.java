@@ -1,5 +1,6 @@
 package io.locksmith.safety;
 
+import io.locksmith.LockClient;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.fault.LoopbackFirewall;
 import io.locksmith.tck.fault.TcpProxy;
@@ -84,6 +85,14 @@ public final class EtcdDeployment implements Deployment {
                 throw failures.get(0);
             }
             Servers.awaitState("an etcd leader", Duration.ofSeconds(30), () -> leader() != null);
+            // A leader in the status is not yet a cluster that serves: wait until every member reads through it.
+            Servers.awaitState("every etcd member serving linearizable reads", Duration.ofSeconds(30),
+                    () -> clientPorts.stream().allMatch(this::linearizableRead));
+            // The first etcd client of a JVM loads gRPC and Netty, which takes seconds on a loaded machine: more
+            // than the 2 s store time-out of the clients under test. Pay it here, not inside a rule.
+            try (LockClient warmUp = LockClient.open("etcd://127.0.0.1:" + clientPorts.get(0) + "?timeout=30s")) {
+                warmUp.lock("warm-up").tryAcquire().ifPresent(io.locksmith.Lease::close);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             close();

@@ -23,8 +23,9 @@ import java.util.stream.Collectors;
  * <li>{@link #cutPorts(int...)}: every TCP connection to one of the ports is dropped, new and established,
  *     in both directions (for example a member's peer port: nobody reaches it any more);</li>
  * <li>{@link #cutProcess(long, int...)}: every TCP connection that one process opens to one of the ports is
- *     dropped (for example the isolated member's own links to its peers' ports), while other processes,
- *     such as the test's clients, still connect to those ports.</li>
+ *     dropped, those it opened before the cut included (for example the isolated member's own links to its
+ *     peers' ports, and its pooled HTTP connections to them), while other processes, such as the test's
+ *     clients, still connect to those ports.</li>
  * </ul>
  * Packets are dropped, not refused, so both sides see what a real partition shows: silence until their
  * time-outs. {@link #heal()} removes every rule; connections recover once their retransmissions get through.
@@ -115,6 +116,54 @@ public final class LoopbackFirewall implements AutoCloseable {
         }
         add("mangle", "OUTPUT", "-p", "tcp", "-m", "cgroup", "--path", cgroupName,
                 "-m", "multiport", "--dports", list, "-j", "CONNMARK", "--set-mark", markHex());
+        // A socket keeps the cgroup it was created in: the process's connections opened before the cut (pooled
+        // HTTP connections, streams) are not matched above. Cut each of them by its address pair, both ways.
+        for (String[] connection : establishedConnections(pid, ports)) {
+            String local = connection[0];
+            String remote = connection[1];
+            int localColon = local.lastIndexOf(':');
+            int remoteColon = remote.lastIndexOf(':');
+            String localHost = local.substring(0, localColon);
+            String localPort = local.substring(localColon + 1);
+            String remoteHost = remote.substring(0, remoteColon);
+            String remotePort = remote.substring(remoteColon + 1);
+            add("mangle", "OUTPUT", "-p", "tcp", "-s", localHost, "--sport", localPort, "-d", remoteHost,
+                    "--dport", remotePort, "-j", "CONNMARK", "--set-mark", markHex());
+            add("mangle", "OUTPUT", "-p", "tcp", "-s", remoteHost, "--sport", remotePort, "-d", localHost,
+                    "--dport", localPort, "-j", "CONNMARK", "--set-mark", markHex());
+        }
+    }
+
+    /**
+     * The established TCP connections of process {@code pid} to any of {@code ports}, as {local, remote}
+     * {@code host:port} pairs, from {@code ss} (iproute2). IPv4 loopback only, which is all the tests use.
+     */
+    private static List<String[]> establishedConnections(long pid, int... ports) {
+        String ss = io.locksmith.tck.server.ServerProcess.requireBinary("ss", "sudo apt-get install -y iproute2 (Debian/Ubuntu)");
+        Result listing = run(List.of(ss, "-tnpH", "state", "established"));
+        if (listing.exitCode != 0) {
+            throw new IllegalStateException("ss could not list the connections of process " + pid + ": " + listing.output);
+        }
+        List<String[]> connections = new ArrayList<>();
+        for (String line : listing.output.split("\n")) {
+            if (!line.contains("pid=" + pid + ",")) {
+                continue;
+            }
+            List<String> addresses = new ArrayList<>();
+            for (String token : line.trim().split("\\s+")) {
+                if (token.matches("\\d+\\.\\d+\\.\\d+\\.\\d+:\\d+")) {
+                    addresses.add(token);
+                }
+            }
+            if (addresses.size() < 2) {
+                continue;
+            }
+            int remotePort = Integer.parseInt(addresses.get(1).substring(addresses.get(1).lastIndexOf(':') + 1));
+            if (Arrays.stream(ports).anyMatch(port -> port == remotePort)) {
+                connections.add(new String[] {addresses.get(0), addresses.get(1)});
+            }
+        }
+        return connections;
     }
 
     /**
