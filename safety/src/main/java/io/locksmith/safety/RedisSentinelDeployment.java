@@ -32,6 +32,8 @@ public final class RedisSentinelDeployment implements Deployment {
 
     private ServerProcess killed;
     private LoopbackFirewall firewall;
+    /** Whether a failover happened: replication no longer goes through {@link #replicationLink}. */
+    private boolean failedOver;
 
     public RedisSentinelDeployment() {
         this(0);
@@ -120,19 +122,22 @@ public final class RedisSentinelDeployment implements Deployment {
     }
 
     /**
-     * Writes to the primary stop reaching the replica: the replication link's proxy goes silent, or, once a
-     * failover made the first node a replica of the second, that node's connections to the primary are dropped.
+     * Writes to the primary stop reaching the replica: the replication link's proxy goes silent while the
+     * replica still replicates through it; after a failover Sentinel points the replica at the primary's real
+     * port, so then the replica's connections to the primary are dropped instead.
      */
     @Override
     public void stopReplication() {
-        if (currentPrimary() == primary) {
+        if (!failedOver) {
             replicationLink.blackhole();
-        } else {
-            if (firewall == null) {
-                firewall = LoopbackFirewall.open();
-            }
-            firewall.cutProcess(primary.pid(), replica.port());
+            return;
         }
+        ServerProcess current = currentPrimary();
+        ServerProcess follower = current == primary ? replica : primary;
+        if (firewall == null) {
+            firewall = LoopbackFirewall.open();
+        }
+        firewall.cutProcess(follower.pid(), current.port());
     }
 
     /** Lets the replica catch up again after {@link #stopReplication()}. */
@@ -150,6 +155,7 @@ public final class RedisSentinelDeployment implements Deployment {
         ServerProcess victim = currentPrimary();
         victim.kill();
         killed = victim;
+        failedOver = true;
         awaitPromotion(victim == primary ? replica : primary);
     }
 
