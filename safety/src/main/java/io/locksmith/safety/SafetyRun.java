@@ -67,9 +67,9 @@ public final class SafetyRun {
     }
 
     /**
-     * Runs until {@code operations} lock-protected operations are done instead of for the whole duration, which
-     * then only caps the run; faults are injected until the workload ends. Default: none, the run lasts its
-     * duration.
+     * Runs until {@code operations} lock-protected operations have completed (failed attempts do not count)
+     * instead of for the whole duration, which then only caps the run; faults are injected until the workload
+     * ends. Default: none, the run lasts its duration.
      */
     public SafetyRun operations(int operations) {
         if (operations <= 0) {
@@ -116,6 +116,7 @@ public final class SafetyRun {
                         ContentionWorkload.on(clients, lockName)
                                 .threadsPerClient(2)
                                 .operations(operations > 0 ? operations : Integer.MAX_VALUE)
+                                .countingOnlyCompleted()
                                 .maxDuration(duration)
                                 .holdFor(Duration.ofMillis(5))
                                 .acquireWait(timing.slack().multipliedBy(5))
