@@ -41,6 +41,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Locks on etcd with the revision-ordered queue recipe, done with KV transactions rather than etcd's lock
@@ -281,8 +282,9 @@ final class EtcdLockProvider implements LockProvider {
             releaseAmbiguous(grant.name(), grant.owner());
             return false;
         }
-        forget(grant);
-        return deleteIfSame(handle, grant.name());
+        boolean expiryPending = expiry.disarm(grant);
+        leases.untrack(grant);
+        return deleteIfSame(handle, grant.name(), expiryPending);
     }
 
     /** The key name carries the owner id, which is never reused: deleting it touches nobody else's lock. */
@@ -320,12 +322,38 @@ final class EtcdLockProvider implements LockProvider {
                 });
     }
 
-    private boolean deleteIfSame(KeyHandle handle, String name) {
-        TxnResponse answer = Calls.await(() -> kv.txn()
-                .If(new Cmp(handle.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(handle.createRevision())))
-                .Then(Op.delete(handle.key(), DeleteOption.DEFAULT))
-                .commit(), settings.timeout(), store, name, "release");
-        return answer.isSucceeded();
+    /**
+     * Deletes the holder's key if it is still the one granted.
+     *
+     * <p>An attempt whose answer is lost (a dropped connection, "request timed out, possibly due to previous leader
+     * failure" around a leader change) may still have deleted the key, so a later attempt can find it gone
+     * although it was this release that removed it. Gone is then a release, not a loss, when nothing else can
+     * have removed the key: its lease was still kept alive when that attempt was sent (so etcd did not expire it)
+     * and the local expiry had not fired (so this provider did not delete it). Only someone deleting the key
+     * behind the holder's back in that same instant would be misreported.
+     *
+     * @param expiryPending whether the grant's local expiry had not fired yet when the release began
+     */
+    private boolean deleteIfSame(KeyHandle handle, String name, boolean expiryPending) {
+        AtomicInteger attempts = new AtomicInteger();
+        TxnResponse answer = Calls.await(() -> {
+            attempts.incrementAndGet();
+            return kv.txn()
+                    .If(new Cmp(handle.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(handle.createRevision())))
+                    .Then(Op.delete(handle.key(), DeleteOption.DEFAULT))
+                    .commit();
+        }, settings.timeout(), store, name, "release");
+        if (answer.isSucceeded()) {
+            return true;
+        }
+        SharedLeases.SharedLease lease = leases.byId(handle.leaseId());
+        boolean leaseKept = lease != null && lease.guaranteedUntil() - System.nanoTime() > 0;
+        if (attempts.get() > 1 && expiryPending && leaseKept) {
+            LOG.debug("lock '{}' (token {}): an earlier release attempt whose answer was lost deleted the key", name,
+                    handle.createRevision());
+            return true;
+        }
+        return false;
     }
 
     private void deleteKey(ByteSequence key, String name) {

@@ -47,11 +47,14 @@ final class LocalExpiry {
         }
     }
 
-    void disarm(Grant grant) {
+    /** Cancels the timer of {@code grant}; returns whether it was pending (had not fired). */
+    boolean disarm(Grant grant) {
         ScheduledFuture<?> timer = timers.remove(grant.owner().id());
         if (timer != null) {
             timer.cancel(false);
+            return true;
         }
+        return false;
     }
 
     void close() {

@@ -8,6 +8,8 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.file.Files;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 /** lockctl against a real etcd server through the etcd backend. */
 class EtcdEndToEndTest extends StoreEndToEnd {
 
@@ -44,6 +46,14 @@ class EtcdEndToEndTest extends StoreEndToEnd {
     @Test
     void doctor() {
         doctorPassesWithItsProbeLock();
+    }
+
+    /** The test member runs with --pre-vote=true, which doctor reads from its command line. */
+    @Test
+    void doctorReadsPreVote() {
+        Run run = Run.lockctl("doctor", "--uri", uri(), "--timeout", "5s");
+        assertTrue(run.out().matches("(?s).*\\[OK  \\] etcd http://127\\.0\\.0\\.1:\\d+ pre-vote: --pre-vote=true on the command line.*"),
+                run.both());
     }
 
     @Test

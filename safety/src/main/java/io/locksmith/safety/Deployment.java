@@ -3,6 +3,7 @@ package io.locksmith.safety;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.fault.TcpProxy;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -40,6 +41,19 @@ public interface Deployment extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " has no single node to proxy");
     }
 
+    /** {@code host:port} of every member a proxied client talks to; default {@link #proxiedAddress()} alone. */
+    default List<String> proxiedAddresses() {
+        return List.of(proxiedAddress());
+    }
+
+    /** The URI of a client whose only way to the store is {@code proxies}, in the order of {@link #proxiedAddresses()}. */
+    default String uriThrough(List<TcpProxy> proxies) {
+        if (proxies.size() != 1) {
+            throw new UnsupportedOperationException(name() + " has no several members to proxy");
+        }
+        return uriThrough(proxies.get(0));
+    }
+
     /** Kills (-9) one node whose loss the deployment is built to survive (a leader, a minority member). */
     default void killNode() {
         throw new UnsupportedOperationException(name() + " cannot survive the loss of a node");
@@ -53,9 +67,35 @@ public interface Deployment extends AutoCloseable {
     default void stopReplication() {
     }
 
+    /** Undoes {@link #stopReplication()}: the replica catches up again. Default: nothing. */
+    default void resumeReplication() {
+    }
+
     /** Kills the primary and returns once a replica serves clients. */
     default void failOver() {
         throw new UnsupportedOperationException(name() + " has no replica to fail over to");
+    }
+
+    /**
+     * The URI of a client that talks only to the member {@link #isolateMinorityMember()} cuts from its peers.
+     * The same member every time, chosen on the first call.
+     */
+    default String minorityMemberUri() {
+        throw new UnsupportedOperationException(name() + " has no minority member to isolate");
+    }
+
+    /** The URI of a client that talks only to the members on the majority side of that partition. */
+    default String majorityUri() {
+        throw new UnsupportedOperationException(name() + " has no minority member to isolate");
+    }
+
+    /** Cuts the member of {@link #minorityMemberUri()} from its peers; its clients still reach it. */
+    default void isolateMinorityMember() {
+        throw new UnsupportedOperationException(name() + " has no minority member to isolate");
+    }
+
+    /** Ends that partition and returns once both sides serve clients again. */
+    default void healMinorityMember() {
     }
 
     /** Stops every server this deployment started. */

@@ -13,7 +13,9 @@ public final class Deployments {
     static {
         ALL.put("redis-single", RedisSingleDeployment::new);
         ALL.put("redis-sentinel", RedisSentinelDeployment::new);
+        ALL.put("redis-sentinel-wait1", () -> new RedisSentinelDeployment(1));
         ALL.put("redlock-3", () -> new RedLockDeployment(3));
+        ALL.put("redlock-5", () -> new RedLockDeployment(5));
         ALL.put("zookeeper-single", ZooKeeperDeployment::new);
         ALL.put("zookeeper-3", ZooKeeperEnsembleDeployment::new);
         ALL.put("etcd-single", () -> new EtcdDeployment(1));

@@ -1,6 +1,8 @@
 package io.locksmith.safety;
 
+import io.locksmith.LockClient;
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.LoopbackFirewall;
 import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.ServerProcess;
@@ -33,14 +35,20 @@ public final class EtcdDeployment implements Deployment {
     private static final Pattern MEMBER_ID = Pattern.compile("\"member_id\"\\s*:\\s*\"?(\\d+)");
     private static final Pattern LEADER = Pattern.compile("\"leader\"\\s*:\\s*\"?(\\d+)");
 
+    /** The lease of the clients of a minority partition: short, so the majority's grant comes soon after the cut. */
+    static final Duration PARTITION_LEASE = Duration.ofSeconds(3);
+
     private final List<Integer> clientPorts = new ArrayList<>();
+    private final List<Integer> peerPorts = new ArrayList<>();
     private final List<ServerProcess> members = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     private ServerProcess killed;
+    /** The member a minority partition cuts off (the leader when first asked), or -1. */
+    private int minority = -1;
+    private LoopbackFirewall firewall;
 
     public EtcdDeployment(int size) {
         Path dataDir = Servers.tempDir("etcd");
-        List<Integer> peerPorts = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             clientPorts.add(FreePorts.next());
             peerPorts.add(FreePorts.next());
@@ -77,6 +85,14 @@ public final class EtcdDeployment implements Deployment {
                 throw failures.get(0);
             }
             Servers.awaitState("an etcd leader", Duration.ofSeconds(30), () -> leader() != null);
+            // A leader in the status is not yet a cluster that serves: wait until every member reads through it.
+            Servers.awaitState("every etcd member serving linearizable reads", Duration.ofSeconds(30),
+                    () -> clientPorts.stream().allMatch(this::linearizableRead));
+            // The first etcd client of a JVM loads gRPC and Netty, which takes seconds on a loaded machine: more
+            // than the 2 s store time-out of the clients under test. Pay it here, not inside a rule.
+            try (LockClient warmUp = LockClient.open("etcd://127.0.0.1:" + clientPorts.get(0) + "?timeout=30s")) {
+                warmUp.lock("warm-up").tryAcquire().ifPresent(io.locksmith.Lease::close);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             close();
@@ -95,7 +111,7 @@ public final class EtcdDeployment implements Deployment {
     @Override
     public String description() {
         return members.size() == 1 ? "one etcd 3.4 member, jetcd client"
-                : "etcd 3.4 cluster of " + members.size() + " members (heartbeat 50 ms, election 600 ms), jetcd client";
+                : "etcd 3.4 cluster of " + members.size() + " members (heartbeat 50 ms, election 600 ms, pre-vote), jetcd client";
     }
 
     @Override
@@ -108,7 +124,8 @@ public final class EtcdDeployment implements Deployment {
     public Set<Fault> faults() {
         return members.size() == 1
                 ? EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY)
-                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.NODE_KILL);
+                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY,
+                        Fault.NODE_KILL);
     }
 
     @Override
@@ -128,6 +145,88 @@ public final class EtcdDeployment implements Deployment {
     public String uriThrough(TcpProxy proxy) {
         proxiedAddress();
         return "etcd://127.0.0.1:" + proxy.port() + "?timeout=2s";
+    }
+
+    /**
+     * The leader, when first asked: the harder case of a minority partition, since etcd 3.4 lets a leader
+     * answer lease keep-alives from its own state until it notices (after an election time-out) that it lost
+     * its quorum, while the majority elects a new leader in the same time.
+     */
+    private int minorityMember() {
+        if (members.size() < 3) {
+            throw new UnsupportedOperationException(name() + " has no majority to cut a member from");
+        }
+        if (minority < 0) {
+            ServerProcess leader = leader();
+            minority = leader == null ? 0 : members.indexOf(leader);
+        }
+        return minority;
+    }
+
+    @Override
+    public String minorityMemberUri() {
+        return "etcd://127.0.0.1:" + clientPorts.get(minorityMember()) + "?timeout=2s&lease="
+                + PARTITION_LEASE.toSeconds() + "s";
+    }
+
+    @Override
+    public String majorityUri() {
+        int cut = minorityMember();
+        return "etcd://" + IntStream.range(0, members.size()).filter(i -> i != cut)
+                .mapToObj(i -> "127.0.0.1:" + clientPorts.get(i)).collect(Collectors.joining(","))
+                + "?timeout=2s&lease=" + PARTITION_LEASE.toSeconds() + "s";
+    }
+
+    /**
+     * Drops the isolated member's peer links both ways: nobody reaches its peer port, and its own connections to
+     * the others' peer ports are dropped. Client ports stay open, so its clients keep talking to it.
+     */
+    @Override
+    public void isolateMinorityMember() {
+        int cut = minorityMember();
+        if (firewall == null) {
+            firewall = LoopbackFirewall.open();
+        }
+        int[] others = IntStream.range(0, members.size()).filter(i -> i != cut).map(peerPorts::get).toArray();
+        firewall.cutPorts(peerPorts.get(cut));
+        firewall.cutProcess(members.get(cut).pid(), others);
+    }
+
+    @Override
+    public void healMinorityMember() {
+        if (firewall == null) {
+            return;
+        }
+        firewall.heal();
+        int cut = minorityMember();
+        Servers.awaitState("the healed etcd member serving linearizable reads", Duration.ofSeconds(30),
+                () -> leader() != null && linearizableRead(clientPorts.get(cut)));
+    }
+
+    /** Whether the member answers a linearizable read, which needs its leader and a quorum. */
+    private boolean linearizableRead(int port) {
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v3/kv/range"))
+                    .timeout(Duration.ofSeconds(1)).POST(HttpRequest.BodyPublishers.ofString("{\"key\":\"AA==\"}")).build();
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 && response.body().contains("\"header\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public List<String> proxiedAddresses() {
+        return clientPorts.stream().map(port -> "127.0.0.1:" + port).toList();
+    }
+
+    @Override
+    public String uriThrough(List<TcpProxy> proxies) {
+        return "etcd://" + proxies.stream().map(proxy -> "127.0.0.1:" + proxy.port()).collect(Collectors.joining(","))
+                + "?timeout=2s";
     }
 
     /** The member that is leader now, by the maintenance status of the live members; null if none. */
@@ -194,6 +293,9 @@ public final class EtcdDeployment implements Deployment {
 
     @Override
     public void close() {
-        Servers.closeAll(members);
+        List<AutoCloseable> all = new ArrayList<>();
+        all.add(firewall);
+        all.addAll(members);
+        Servers.closeAll(all);
     }
 }

@@ -1,5 +1,6 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.server.ServerProcess;
 
 import java.util.ArrayList;
@@ -46,8 +47,20 @@ public final class RedLockDeployment implements Deployment {
     }
 
     @Override
+    public List<String> proxiedAddresses() {
+        return nodes.stream().map(n -> "127.0.0.1:" + n.port()).toList();
+    }
+
+    @Override
+    public String uriThrough(List<TcpProxy> proxies) {
+        return "redlock://" + proxies.stream().map(p -> "127.0.0.1:" + p.port()).collect(Collectors.joining(","))
+                + "?" + RedisSingleDeployment.TIMEOUT;
+    }
+
+    @Override
     public Set<Fault> faults() {
-        return EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.NODE_KILL);
+        return EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY,
+                Fault.NODE_KILL);
     }
 
     @Override

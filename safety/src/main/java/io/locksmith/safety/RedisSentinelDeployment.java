@@ -1,5 +1,6 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.fault.LoopbackFirewall;
 import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.server.ServerProcess;
 
@@ -13,17 +14,34 @@ import java.util.Set;
  * A primary, one replica and one Sentinel (quorum 1, primary down after 1 s): {@code redis-sentinel://}.
  * The replica replicates through a {@link TcpProxy}, so that {@link #stopReplication()} can make it miss the
  * latest writes, as asynchronous replication does when a primary dies before sending them.
+ *
+ * <p>With {@code waitReplicas=1} every grant is acknowledged by the replica (Redis {@code WAIT}) before the client
+ * is told, so the deployment is built to survive the loss of its primary: {@link #killNode()} kills whichever
+ * node is primary now and returns once Sentinel promoted the other; {@link #restartNode()} starts it again, and
+ * Sentinel turns it into a replica of the new primary.
  */
 public final class RedisSentinelDeployment implements Deployment {
 
     static final String MASTER = "mymaster";
 
+    private final int waitReplicas;
     private final ServerProcess primary;
     private final TcpProxy replicationLink;
     private final ServerProcess replica;
     private final ServerProcess sentinel;
 
+    private ServerProcess killed;
+    private LoopbackFirewall firewall;
+    /** Whether a failover happened: replication no longer goes through {@link #replicationLink}. */
+    private boolean failedOver;
+
     public RedisSentinelDeployment() {
+        this(0);
+    }
+
+    /** @param waitReplicas the {@code waitReplicas} of the clients' URI: 0 (asynchronous replication) or 1 */
+    public RedisSentinelDeployment(int waitReplicas) {
+        this.waitReplicas = waitReplicas;
         List<AutoCloseable> started = new ArrayList<>();
         try {
             primary = started(started, Servers.redis());
@@ -47,45 +65,109 @@ public final class RedisSentinelDeployment implements Deployment {
 
     @Override
     public String name() {
-        return "redis-sentinel";
+        return waitReplicas == 0 ? "redis-sentinel" : "redis-sentinel-wait" + waitReplicas;
     }
 
     @Override
     public String description() {
-        return "redis-server primary + 1 asynchronous replica + 1 Sentinel (quorum 1, down after 1 s), waitReplicas=0"
-                + " (fenced only)";
+        return "redis-server primary + 1 asynchronous replica + 1 Sentinel (quorum 1, down after 1 s)"
+                + (waitReplicas == 0 ? ", waitReplicas=0 (fenced only)"
+                        : ", every write waits for " + waitReplicas + " replica ack (WAIT)");
     }
 
     @Override
     public String uri() {
-        // Fenced only: with one replica and WAIT (the default), a failover leaves no replica to acknowledge and
-        // the promoted primary grants nothing; this deployment shows the fenced double grant of rule R9.7.
         return "redis-sentinel://127.0.0.1:" + sentinel.port() + "/" + MASTER + "?" + RedisSingleDeployment.TIMEOUT
-                + "&waitReplicas=0";
+                // Explicit both ways: the URI's default is waitReplicas=1 (WAIT), and 0 is the fenced-only opt-out.
+                + "&waitReplicas=" + waitReplicas;
     }
 
     @Override
     public Set<Fault> faults() {
-        return EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.FAILOVER);
+        return waitReplicas == 0 ? EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.FAILOVER)
+                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.NODE_KILL, Fault.FAILOVER);
     }
 
+    /** The node Sentinel names as primary now. */
+    private ServerProcess currentPrimary() {
+        String address = Servers.redisCommand(sentinel.port(), "SENTINEL", "get-master-addr-by-name", MASTER);
+        return address.endsWith("\n" + replica.port()) ? replica : primary;
+    }
+
+    /** Kills the primary (with WAIT, a loss the deployment is built to survive) and awaits the promotion. */
+    @Override
+    public void killNode() {
+        if (waitReplicas == 0) {
+            throw new UnsupportedOperationException(name() + " may lose a grant with its primary: that is failOver()");
+        }
+        failOver();
+    }
+
+    /** Starts the killed node again; Sentinel makes it a replica of the new primary, which WAIT needs. */
+    @Override
+    public void restartNode() {
+        if (killed == null) {
+            return;
+        }
+        ServerProcess restarted = killed;
+        killed = null;
+        restarted.restart();
+        Servers.awaitState("Sentinel turning the restarted node into a replica", Duration.ofSeconds(30),
+                () -> Servers.redisCommand(restarted.port(), "INFO", "replication").contains("master_link_status:up"));
+    }
+
+    private void awaitPromotion(ServerProcess survivor) {
+        String port = Integer.toString(survivor.port());
+        Servers.awaitState("Sentinel promoting the replica", Duration.ofSeconds(30),
+                () -> Servers.redisCommand(sentinel.port(), "SENTINEL", "get-master-addr-by-name", MASTER).endsWith(port)
+                        && Servers.redisCommand(survivor.port(), "INFO", "replication").contains("role:master"));
+    }
+
+    /**
+     * Writes to the primary stop reaching the replica: the replication link's proxy goes silent while the
+     * replica still replicates through it; after a failover Sentinel points the replica at the primary's real
+     * port, so then the replica's connections to the primary are dropped instead.
+     */
     @Override
     public void stopReplication() {
-        replicationLink.blackhole();
+        if (!failedOver) {
+            replicationLink.blackhole();
+            return;
+        }
+        ServerProcess current = currentPrimary();
+        ServerProcess follower = current == primary ? replica : primary;
+        if (firewall == null) {
+            firewall = LoopbackFirewall.open();
+        }
+        firewall.cutProcess(follower.pid(), current.port());
     }
 
+    /** Lets the replica catch up again after {@link #stopReplication()}. */
+    @Override
+    public void resumeReplication() {
+        replicationLink.heal();
+        if (firewall != null) {
+            firewall.heal();
+        }
+    }
+
+    /** Kills the primary and returns once Sentinel promoted the other node and it serves as primary. */
     @Override
     public void failOver() {
-        primary.kill();
-        String replicaPort = Integer.toString(replica.port());
-        Servers.awaitState("Sentinel promoting the replica", Duration.ofSeconds(30),
-                () -> Servers.redisCommand(sentinel.port(), "SENTINEL", "get-master-addr-by-name", MASTER).endsWith(replicaPort)
-                        && Servers.redisCommand(replica.port(), "INFO", "replication").contains("role:master"));
+        ServerProcess victim = currentPrimary();
+        victim.kill();
+        killed = victim;
+        failedOver = true;
+        awaitPromotion(victim == primary ? replica : primary);
     }
 
     @Override
     public void close() {
-        closeReversed(new ArrayList<>(List.of(primary, replicationLink, replica, sentinel)));
+        List<AutoCloseable> all = new ArrayList<>(List.of(primary, replicationLink, replica, sentinel));
+        if (firewall != null) {
+            all.add(firewall);
+        }
+        closeReversed(all);
     }
 
     private static void closeReversed(List<AutoCloseable> resources) {

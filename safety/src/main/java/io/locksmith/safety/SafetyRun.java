@@ -4,10 +4,12 @@ import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockException;
 import io.locksmith.LockOptions;
+import io.locksmith.LockStoreException;
 import io.locksmith.tck.ContentionWorkload;
 import io.locksmith.tck.FencedRegister;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.WorkloadReport;
+import io.locksmith.tck.fault.TcpProxies;
 import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.fault.VictimProcess;
 
@@ -15,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +25,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * A bounded safety run on one deployment: three clients (one of them through a {@link TcpProxy} when the
- * deployment has a single node to proxy) run the TCK's {@link ContentionWorkload} on one lock through one
+ * A bounded safety run on one deployment: three clients (one of them through a {@link TcpProxy} in front of
+ * each member when the deployment can be proxied) run the TCK's {@link ContentionWorkload} on one lock through one
  * {@link FencedRegister}, while a fault schedule injects, one after the other, every fault the deployment
  * supports: holders in child JVMs killed (-9) or frozen (SIGSTOP) past their lease, the proxied client cut off
  * or losing a reply, a store node killed and restarted, a failover that loses a grant. The run ends after
@@ -42,6 +45,7 @@ public final class SafetyRun {
 
     private final Deployment deployment;
     private Duration duration = Duration.ofSeconds(60);
+    private int operations;
 
     private SafetyRun(Deployment deployment) {
         this.deployment = Objects.requireNonNull(deployment, "deployment cannot be null");
@@ -59,6 +63,19 @@ public final class SafetyRun {
             throw new IllegalArgumentException("duration must be positive, was " + duration);
         }
         this.duration = duration;
+        return this;
+    }
+
+    /**
+     * Runs until {@code operations} lock-protected operations have completed (failed attempts do not count)
+     * instead of for the whole duration, which then only caps the run; faults are injected until the workload
+     * ends. Default: none, the run lasts its duration.
+     */
+    public SafetyRun operations(int operations) {
+        if (operations <= 0) {
+            throw new IllegalArgumentException("operations must be positive, was " + operations);
+        }
+        this.operations = operations;
         return this;
     }
 
@@ -80,15 +97,16 @@ public final class SafetyRun {
         long staleHolderWritesAccepted;
         long staleHoldersNotTold;
         long doubleGrants;
-        TcpProxy proxy;
+        TcpProxies proxy;
+        volatile boolean workloadEnded;
 
         SafetyReport execute() {
             List<LockClient> clients = new ArrayList<>();
             try {
                 if (deployment.faults().contains(Fault.CLIENT_PARTITION) || deployment.faults().contains(Fault.LOST_REPLY)) {
-                    String[] address = deployment.proxiedAddress().split(":");
-                    proxy = TcpProxy.start(address[0], Integer.parseInt(address[1]));
-                    clients.add(LockClient.open(deployment.uriThrough(proxy)));
+                    // One proxy per member the client may talk to: cutting them all cuts it off, whichever it uses.
+                    proxy = TcpProxies.start(deployment.proxiedAddresses());
+                    clients.add(LockClient.open(deployment.uriThrough(proxy.list())));
                 }
                 while (clients.size() < 3) {
                     clients.add(LockClient.open(deployment.uri()));
@@ -97,14 +115,16 @@ public final class SafetyRun {
                 CompletableFuture<WorkloadReport> workload = CompletableFuture.supplyAsync(() ->
                         ContentionWorkload.on(clients, lockName)
                                 .threadsPerClient(2)
-                                .operations(Integer.MAX_VALUE)
+                                .operations(operations > 0 ? operations : Integer.MAX_VALUE)
+                                .countingOnlyCompleted()
                                 .maxDuration(duration)
                                 .holdFor(Duration.ofMillis(5))
                                 .acquireWait(timing.slack().multipliedBy(5))
                                 .lockOptions(LockOptions.builder().leaseTime(workloadLease).build())
                                 .register(register)
-                                .run());
-                injectFaults();
+                                .run())
+                        .whenComplete((report, error) -> workloadEnded = true);
+                injectFaults(workload);
                 WorkloadReport report = workload.join();
                 return new SafetyReport(deployment.name(), deployment.description(),
                         Duration.ofNanos(System.nanoTime() - start), report, List.copyOf(faults), staleHolderWrites,
@@ -120,11 +140,11 @@ public final class SafetyRun {
             }
         }
 
-        private void injectFaults() {
+        private void injectFaults(CompletableFuture<WorkloadReport> workload) {
             List<Fault> schedule = new ArrayList<>(deployment.faults());
             boolean failOverDone = false;
             int round = 0;
-            while (remainingNanos() > timing.slack().multipliedBy(2).toNanos()) {
+            while (!workload.isDone() && remainingNanos() > timing.slack().multipliedBy(2).toNanos()) {
                 Fault fault = schedule.get(round++ % schedule.size());
                 if (fault == Fault.FAILOVER) {
                     // A failover consumes the replica: once per run, after every other fault had its turn.
@@ -172,6 +192,16 @@ public final class SafetyRun {
                 long killedAt = System.nanoTime();
                 Duration bound = holderLease.plus(timing.slack()).plus(timing.slack());
                 boolean freed = awaitCondition(bound, () -> register.acceptedWrites() > writes);
+                if (!freed && workloadEnded) {
+                    // The workload reached its operations and stopped: nobody was left to take the lock. Ask a
+                    // fresh client instead, within what is left of the bound.
+                    try (LockClient probe = LockClient.open(deployment.uri())) {
+                        long left = bound.toNanos() - (System.nanoTime() - killedAt);
+                        Optional<Lease> taken = probe.lock(lockName).tryAcquire(Duration.ofNanos(Math.max(0, left)));
+                        taken.ifPresent(Lease::close);
+                        freed = taken.isPresent();
+                    }
+                }
                 long freedAfter = millisSince(killedAt);
                 return new FaultRecord(Fault.HOLDER_KILL, at, freedAfter, freed
                         ? "lock taken by another holder " + freedAfter + " ms after the kill (lease " + holderLease.toMillis() + " ms)"
@@ -259,39 +289,57 @@ public final class SafetyRun {
 
         private FaultRecord failOver(long at) {
             try (LockClient first = LockClient.open(deployment.uri())) {
-                deployment.stopReplication();
-                Lease lease = first.lock(lockName, LockOptions.builder().leaseTime(timing.longLease()).build())
+                return failOver(at, first);
+            } finally {
+                deployment.resumeReplication();
+                // The old primary comes back as a replica: a deployment that waits for replica acks needs one.
+                deployment.restartNode();
+            }
+        }
+
+        private FaultRecord failOver(long at, LockClient first) {
+            deployment.stopReplication();
+            Lease lease;
+            try {
+                lease = first.lock(lockName, LockOptions.builder().leaseTime(timing.longLease()).build())
                         .acquire(timing.slack().multipliedBy(5));
-                long token = lease.fencingToken();
-                String writer = "failover-holder-" + first.clientId();
-                register.write(token, writer, -4);
-                long writes = register.acceptedWrites();
+            } catch (LockStoreException e) {
+                // A client that waits for replica acks (WAIT) is refused a grant the replica did not receive.
                 long begun = System.nanoTime();
                 deployment.failOver();
-                long failedOverAfter = millisSince(begun);
-                Duration bound = timing.slack().multipliedBy(5);
-                boolean secondHolder = awaitCondition(bound, () -> register.acceptedWrites() > writes);
-                boolean stillHeld = lease.isHeld();
-                if (!secondHolder) {
-                    closeQuietly(lease);
-                    return new FaultRecord(Fault.FAILOVER, at, failedOverAfter, "failover took " + failedOverAfter
-                            + " ms; nobody else got the lock within " + bound.toMillis() + " ms (the grant survived)", false);
-                }
-                if (stillHeld) {
-                    doubleGrants++;
-                }
-                staleHolderWrites++;
-                boolean accepted = register.write(token, writer, -5);
-                if (accepted) {
-                    staleHolderWritesAccepted++;
-                }
+                return new FaultRecord(Fault.FAILOVER, at, millisSince(begun), "with replication stopped no grant"
+                        + " was confirmed (" + e.getMessage() + "): nobody held a lock the promoted replica lacked;"
+                        + " failover took " + millisSince(begun) + " ms", false);
+            }
+            long token = lease.fencingToken();
+            String writer = "failover-holder-" + first.clientId();
+            register.write(token, writer, -4);
+            long writes = register.acceptedWrites();
+            long begun = System.nanoTime();
+            deployment.failOver();
+            long failedOverAfter = millisSince(begun);
+            Duration bound = timing.slack().multipliedBy(5);
+            boolean secondHolder = awaitCondition(bound, () -> register.acceptedWrites() > writes);
+            boolean stillHeld = lease.isHeld();
+            if (!secondHolder) {
                 closeQuietly(lease);
                 return new FaultRecord(Fault.FAILOVER, at, failedOverAfter, "failover took " + failedOverAfter
-                        + " ms; the promoted replica lacked the grant of token " + token + " and granted the lock again"
-                        + (stillHeld ? " while the first holder still held it (double grant)" : "")
-                        + "; the first holder's late write was " + (accepted ? "ACCEPTED" : "rejected") + " by the fence",
-                        accepted);
+                        + " ms; nobody else got the lock within " + bound.toMillis() + " ms (the grant survived)", false);
             }
+            if (stillHeld) {
+                doubleGrants++;
+            }
+            staleHolderWrites++;
+            boolean accepted = register.write(token, writer, -5);
+            if (accepted) {
+                staleHolderWritesAccepted++;
+            }
+            closeQuietly(lease);
+            return new FaultRecord(Fault.FAILOVER, at, failedOverAfter, "failover took " + failedOverAfter
+                    + " ms; the promoted replica lacked the grant of token " + token + " and granted the lock again"
+                    + (stillHeld ? " while the first holder still held it (double grant)" : "")
+                    + "; the first holder's late write was " + (accepted ? "ACCEPTED" : "rejected") + " by the fence",
+                    accepted);
         }
 
         private void closeQuietly(Lease lease) {

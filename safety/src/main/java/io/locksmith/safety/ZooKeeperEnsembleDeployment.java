@@ -1,5 +1,6 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.TckTiming;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -8,7 +9,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * A ZooKeeper ensemble of three servers in this JVM (curator-test's {@link TestingCluster}):
@@ -50,12 +53,24 @@ public final class ZooKeeperEnsembleDeployment implements Deployment {
 
     @Override
     public Set<Fault> faults() {
-        return EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.NODE_KILL);
+        return EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY,
+                Fault.NODE_KILL);
     }
 
     @Override
     public TckTiming timing() {
         return TIMING;
+    }
+
+    @Override
+    public List<String> proxiedAddresses() {
+        return cluster.getInstances().stream().map(spec -> "127.0.0.1:" + spec.getPort()).toList();
+    }
+
+    @Override
+    public String uriThrough(List<TcpProxy> proxies) {
+        return "zookeeper://" + proxies.stream().map(proxy -> "127.0.0.1:" + proxy.port())
+                .collect(Collectors.joining(",")) + "/locksmith?sessionTimeout=4s&connectionTimeout=2s";
     }
 
     private InstanceSpec leader() {

@@ -6,6 +6,7 @@ import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.TcpProxy;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -70,8 +71,26 @@ abstract class DeploymentFaultTck extends LockFaultTck {
     }
 
     @Override
+    protected List<String> proxiedAddresses() {
+        if (!faults.contains(Fault.CLIENT_PARTITION)) {
+            throw new UnsupportedOperationException("proxiedAddress()");
+        }
+        return deployment().proxiedAddresses();
+    }
+
+    @Override
+    protected String uriThrough(List<TcpProxy> proxies) {
+        return deployment().uriThrough(proxies);
+    }
+
+    @Override
     protected TckTiming timing() {
         return timing;
+    }
+
+    /** The deployment, for the hooks of a minority partition (rule R9.9). */
+    protected final Deployment deploymentForPartition() {
+        return deployment();
     }
 
     protected final void killNodeOfDeployment() {

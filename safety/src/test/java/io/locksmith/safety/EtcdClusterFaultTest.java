@@ -1,12 +1,16 @@
 package io.locksmith.safety;
 
+import java.time.Duration;
 import java.util.Set;
 
-/** The fault rules on a 3-member etcd cluster: the leader killed under contention (R9.6). */
+/**
+ * The fault rules on a 3-member etcd cluster: the leader killed under contention (R9.6), and the leader cut from
+ * the two others while its client stays connected to it (R9.9).
+ */
 class EtcdClusterFaultTest extends DeploymentFaultTck {
 
     EtcdClusterFaultTest() {
-        super(() -> new EtcdDeployment(3), EtcdDeployment.TIMING, Set.of());
+        super(() -> new EtcdDeployment(3), EtcdDeployment.TIMING, Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
     @Override
@@ -17,5 +21,31 @@ class EtcdClusterFaultTest extends DeploymentFaultTck {
     @Override
     protected void restartStoreNode() {
         restartNodeOfDeployment();
+    }
+
+    @Override
+    protected String minorityMemberUri() {
+        return deploymentForPartition().minorityMemberUri();
+    }
+
+    @Override
+    protected String majorityUri() {
+        return deploymentForPartition().majorityUri();
+    }
+
+    @Override
+    protected void isolateMinorityMember() {
+        deploymentForPartition().isolateMinorityMember();
+    }
+
+    @Override
+    protected void healMinorityMember() {
+        deploymentForPartition().healMinorityMember();
+    }
+
+    /** The lease, a new leader's election (under 2 election time-outs), and the majority's acquire. */
+    @Override
+    protected Duration minorityPartitionBound() {
+        return EtcdDeployment.PARTITION_LEASE.plus(timing().slack());
     }
 }

@@ -8,7 +8,7 @@ import java.util.Set;
 class RedisSentinelFaultTest extends DeploymentFaultTck {
 
     RedisSentinelFaultTest() {
-        super(RedisSentinelDeployment::new, TckTiming.defaults(), Set.of());
+        super(RedisSentinelDeployment::new, TckTiming.defaults(), Set.of(Fault.HOLDER_KILL));
     }
 
     @Override

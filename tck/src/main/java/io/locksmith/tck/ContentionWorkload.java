@@ -49,6 +49,7 @@ public final class ContentionWorkload {
     private final String lockName;
     private int threadsPerClient = 1;
     private int operations = 100;
+    private boolean countingOnlyCompleted;
     private Duration maxDuration = Duration.ofSeconds(30);
     private Duration acquireWait = Duration.ofSeconds(10);
     private LockOptions lockOptions;
@@ -83,6 +84,16 @@ public final class ContentionWorkload {
     /** Operations to run in total; default 100. */
     public ContentionWorkload operations(int operations) {
         this.operations = requirePositive(operations, "operations");
+        return this;
+    }
+
+    /**
+     * Counts only completed operations towards {@link #operations(int)}: an attempt that timed out or met a
+     * store error is made again (a long run under faults then still completes its operations; its duration
+     * stays bounded by {@link #maxDuration(Duration)}). Default: every attempt counts.
+     */
+    public ContentionWorkload countingOnlyCompleted() {
+        this.countingOnlyCompleted = true;
         return this;
     }
 
@@ -195,13 +206,22 @@ public final class ContentionWorkload {
                         completed.incrementAndGet();
                     } else {
                         timeouts.incrementAndGet();
+                        countAgain();
                     }
                 } catch (InterruptedException | LockInterruptedException e) {
                     fail(e);
                     return;
                 } catch (RuntimeException | AssertionError e) {
                     fail(e);
+                    countAgain();
                 }
+            }
+        }
+
+        /** A failed attempt does not count towards the operations when only completed ones do. */
+        private void countAgain() {
+            if (countingOnlyCompleted) {
+                remaining.incrementAndGet();
             }
         }
 

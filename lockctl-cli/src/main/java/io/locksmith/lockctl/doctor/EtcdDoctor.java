@@ -8,6 +8,10 @@ import io.etcd.jetcd.maintenance.StatusResponse;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockUri;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,6 +70,7 @@ final class EtcdDoctor implements StoreDoctor {
             Set<Long> leaders = new HashSet<>();
             for (String endpoint : endpoints) {
                 findings.add(status(client, endpoint, timeout, leaders));
+                findings.add(preVote(endpoint, timeout));
             }
             findings.add(leaderFinding(leaders));
         } catch (InterruptedException e) {
@@ -127,6 +132,76 @@ final class EtcdDoctor implements StoreDoctor {
             return Finding.warn(check, detail, "slow answers: check the members' disks (fsync latency) and network");
         }
         return Finding.ok(check, detail);
+    }
+
+    /**
+     * Whether the member runs with Raft pre-vote, read from its command line in {@code /debug/vars} (etcd
+     * exposes the setting nowhere else). Without pre-vote, a member that comes back from a partition forces an
+     * election with the terms it counted up alone, and holders on the healthy side can miss a renewal.
+     */
+    private static Finding preVote(String endpoint, Duration timeout) throws InterruptedException {
+        String check = "etcd " + endpoint + " pre-vote";
+        try {
+            HttpClient http = HttpClient.newBuilder().connectTimeout(timeout).build();
+            HttpResponse<String> vars = http.send(HttpRequest.newBuilder(URI.create(endpoint + "/debug/vars"))
+                    .timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> version = http.send(HttpRequest.newBuilder(URI.create(endpoint + "/version"))
+                    .timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (vars.statusCode() != 200) {
+                return Finding.warn(check, "/debug/vars answered HTTP " + vars.statusCode() + "; pre-vote not checked",
+                        PRE_VOTE_FIX);
+            }
+            return preVoteFinding(check, version.body(), vars.body());
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            return Finding.warn(check, "could not read /debug/vars (" + rootMessage(e) + "); pre-vote not checked",
+                    PRE_VOTE_FIX);
+        }
+    }
+
+    static final String PRE_VOTE_FIX = "run every member with --pre-vote=true (etcd 3.4 defaults to false)";
+
+    /** The pre-vote verdict from a member's {@code /version} and {@code /debug/vars} answers. */
+    static Finding preVoteFinding(String check, String versionJson, String debugVars) {
+        int cmdline = debugVars.indexOf("\"cmdline\"");
+        int end = cmdline < 0 ? -1 : debugVars.indexOf(']', cmdline);
+        if (end < 0) {
+            return Finding.warn(check, "no command line in /debug/vars; pre-vote not checked", PRE_VOTE_FIX);
+        }
+        List<String> args = new ArrayList<>();
+        java.util.regex.Matcher arg = java.util.regex.Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"")
+                .matcher(debugVars.substring(debugVars.indexOf('[', cmdline) + 1, end));
+        while (arg.find()) {
+            args.add(arg.group(1));
+        }
+        Boolean onCommandLine = null;
+        boolean configFile = false;
+        for (String a : args) {
+            String flag = a.replaceFirst("^--?", "-");
+            if (flag.equals("-pre-vote") || flag.equals("-pre-vote=true")) {
+                onCommandLine = true;
+            } else if (flag.equals("-pre-vote=false")) {
+                onCommandLine = false;
+            } else if (flag.startsWith("-config-file")) {
+                configFile = true;
+            }
+        }
+        java.util.regex.Matcher server = java.util.regex.Pattern.compile("\"etcdserver\"\\s*:\\s*\"(\\d+)\\.(\\d+)")
+                .matcher(versionJson);
+        boolean defaultOn = server.find() && (Integer.parseInt(server.group(1)) > 3
+                || Integer.parseInt(server.group(1)) == 3 && Integer.parseInt(server.group(2)) >= 5);
+        if (Boolean.TRUE.equals(onCommandLine)) {
+            return Finding.ok(check, "--pre-vote=true on the command line");
+        }
+        if (Boolean.FALSE.equals(onCommandLine)) {
+            return Finding.warn(check, "--pre-vote=false on the command line: a member returning from a partition"
+                    + " forces an election", PRE_VOTE_FIX);
+        }
+        if (defaultOn) {
+            return Finding.ok(check, "not on the command line; on by default in this etcd version");
+        }
+        return Finding.warn(check, "not on the command line" + (configFile ? " (a --config-file may set it)" : "")
+                + ", and off by default before etcd 3.5 (unless ETCD_PRE_VOTE=true is set): a member returning from"
+                + " a partition forces an election", PRE_VOTE_FIX);
     }
 
     private static Finding leaderFinding(Set<Long> leaders) {

@@ -97,6 +97,27 @@ public abstract class LockFaultTck {
     }
 
     /**
+     * The {@code host:port} of every member a proxied client talks to, on a deployment of several (an etcd
+     * cluster, a ZooKeeper ensemble, RedLock's masters): the kit puts a {@link TcpProxy} in front of each and
+     * cuts them together (rules R9.4, R9.5, R9.8). Default: {@link #proxiedAddress()} alone.
+     */
+    protected List<String> proxiedAddresses() {
+        return List.of(proxiedAddress());
+    }
+
+    /**
+     * The URI of a client that reaches the store only through {@code proxies}, one per address of
+     * {@link #proxiedAddresses()} and in its order. Default: {@link #uriThrough(TcpProxy)} for a single proxy;
+     * a subclass that answers several addresses must override this.
+     */
+    protected String uriThrough(List<TcpProxy> proxies) {
+        if (proxies.size() != 1) {
+            throw new UnsupportedOperationException("uriThrough(List<TcpProxy>)");
+        }
+        return uriThrough(proxies.get(0));
+    }
+
+    /**
      * Kills (-9) one store node whose loss the deployment is built to survive: a ZooKeeper or etcd leader, a
      * RedLock minority node (rule R9.6). Default: not supported, and the rule is skipped; a single-node store
      * should leave it so, since it cannot survive the loss of its only node.
@@ -289,9 +310,9 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_4_aHolderCutOffFromTheStoreStopsBeforeAnyoneElseCanStart() {
-        String address = requireHook(FaultRule.R9_4, this::proxiedAddress);
-        TcpProxy proxy = proxyTo(address);
-        String uri = requireHook(FaultRule.R9_4, () -> uriThrough(proxy));
+        List<String> addresses = requireHook(FaultRule.R9_4, this::proxiedAddresses);
+        TcpProxies proxy = proxiesTo(addresses);
+        String uri = requireHook(FaultRule.R9_4, () -> uriThrough(proxy.list()));
         String name = name();
         // The latest moment the store confirmed the lease: the acquire or renewal request was sent before it.
         AtomicLong lastConfirmedAt = new AtomicLong();
@@ -329,10 +350,10 @@ public abstract class LockFaultTck {
 
     @Test
     void optional_r9_8_aSessionBoundHolderIsToldBeforeItsSessionCanExpire() {
-        String address = requireHook(FaultRule.R9_8, this::proxiedAddress);
+        List<String> addresses = requireHook(FaultRule.R9_8, this::proxiedAddresses);
         requireCapability(FaultRule.R9_8);
-        TcpProxy proxy = proxyTo(address);
-        String uri = requireHook(FaultRule.R9_8, () -> uriThrough(proxy));
+        TcpProxies proxy = proxiesTo(addresses);
+        String uri = requireHook(FaultRule.R9_8, () -> uriThrough(proxy.list()));
         String name = name();
         LockClient cut = closing(LockClient.open(uri));
         // A lease far longer than the session: only the session's loss can tell the holder in time.
@@ -367,7 +388,7 @@ public abstract class LockFaultTck {
      * client until {@code otherBound} after the cut. Beliefs are judged by when a call began: a descheduled poller only makes
      * them look later, never earlier.
      */
-    private CutOff cutOff(TcpProxy proxy, String name, Lease lease, Duration bound, Duration otherBound) {
+    private CutOff cutOff(TcpProxies proxy, String name, Lease lease, Duration bound, Duration otherBound) {
         LockClient other = client();
         AtomicBoolean stop = new AtomicBoolean();
         CompletableFuture<Long> otherGotItAt = CompletableFuture.supplyAsync(() -> {
@@ -418,9 +439,9 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_5_anAmbiguousAcquireLeavesNoOrphanLock() {
-        String address = requireHook(FaultRule.R9_5, this::proxiedAddress);
-        TcpProxy proxy = proxyTo(address);
-        String uri = requireHook(FaultRule.R9_5, () -> uriThrough(proxy));
+        List<String> addresses = requireHook(FaultRule.R9_5, this::proxiedAddresses);
+        TcpProxies proxy = proxiesTo(addresses);
+        String uri = requireHook(FaultRule.R9_5, () -> uriThrough(proxy.list()));
         String name = name();
         LockClient through = closing(LockClient.open(uri));
         // Open the connections first, so that the dropped reply is the acquire's, not a handshake's.
@@ -669,17 +690,15 @@ public abstract class LockFaultTck {
                 granted.get().close();
             }
             assertEquals(0, register.staleWritesAccepted(), register::toString);
-            System.out.println("R9.9: holder told " + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt)
-                    + " ms after the cut, majority " + (granted.isPresent() ? "granted after "
-                    + TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt) + " ms" : "did not grant within " + bound)
-                    + "; the holder's writes accepted: " + holderWritesAccepted.get());
-            // Closed before this thread takes the lock again: inside a lost lease of the same thread, an acquire
-            // fails with LockLostException rather than hide the loss.
-            lease.close();
+            System.out.println("R9.9 on " + getClass().getSimpleName() + ": holder told "
+                    + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt) + " ms after the cut, majority granted "
+                    + (granted.isPresent() ? TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt) + " ms" : "never")
+                    + ", holder writes accepted " + holderWritesAccepted.get() + ", " + register);
 
             healMinorityMember();
             healed = true;
-            lease.close(); // as an application's try-with-resources would; an open lost lease refuses re-entry
+            // As an application does with a lease it was told it lost: close it (an owner-checked release).
+            lease.close();
             // Available again on the healed side: what was partitioned serves the lock once more.
             Optional<Lease> again = tryAcquireAcrossStoreErrors(holderClient, name, bound);
             assertTrue(again.isPresent(), "after the partition healed, the client of the formerly isolated member"
@@ -768,12 +787,8 @@ public abstract class LockFaultTck {
         return closing(VictimProcess.start(uri, name, options));
     }
 
-    private TcpProxy proxyTo(String address) {
-        int colon = address.lastIndexOf(':');
-        if (colon < 0) {
-            throw new IllegalArgumentException("proxiedAddress() must answer host:port, was '" + address + "'");
-        }
-        return closing(TcpProxy.start(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
+    private TcpProxies proxiesTo(List<String> addresses) {
+        return closing(TcpProxies.start(addresses));
     }
 
     private <T extends AutoCloseable> T closing(T resource) {

@@ -101,6 +101,9 @@ public final class StoreServers {
                 "--initial-cluster-token", dataDir.getFileName().toString(),
                 "--heartbeat-interval", Integer.toString(ETCD_HEARTBEAT_MILLIS),
                 "--election-timeout", Integer.toString(ETCD_ELECTION_MILLIS),
+                // A member that was cut off and rejoins must not depose a healthy leader with the terms it
+                // counted up alone (etcd 3.4 runs without pre-vote by default): see docs/ETCD.md.
+                "--pre-vote=true",
                 "--log-level", "warn");
         return ServerProcess.start("etcd-" + name + "-" + clientPort, command, dataDir.resolve("logs"), clientPort,
                 ETCD_INSTALL_HINT);
