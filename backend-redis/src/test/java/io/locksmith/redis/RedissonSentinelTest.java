@@ -71,6 +71,40 @@ class RedissonSentinelTest extends RedisLockContract {
         }
     }
 
+    /**
+     * A renewal the primary made but no replica acknowledged does not move the holder's deadline: the holder is
+     * told when the lease of its last acknowledged renewal runs out, while the primary still has the lock.
+     */
+    @Test
+    void aRenewalNoReplicaAcknowledgedDoesNotExtendTheLease(TestInfo info) {
+        String name = unique(info);
+        try (LockClient locks = LockClient.open(group.uri() + "?lease=1500ms")) {
+            Lease lease = locks.lock(name).acquire(Duration.ofSeconds(2));
+            java.util.concurrent.atomic.AtomicReference<io.locksmith.LeaseLostEvent> lost =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            lease.onLost(lost::set);
+            long pausedAt = System.nanoTime();
+            group.replica.process().pause();
+            try {
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lost.get() != null);
+                long toldAfterMillis = (System.nanoTime() - pausedAt) / 1_000_000;
+                assertEquals(io.locksmith.LossReason.STORE_UNREACHABLE, lost.get().reason());
+                // The last acknowledged write is the acquire, just before the pause: its lease (1.5 s) ends the
+                // holding. A deadline moved by the first unacknowledged renewal (a third of the lease later) would
+                // end it 2 s after the pause at the earliest; a renewal counted without acknowledgement, never.
+                assertTrue(toldAfterMillis < 2_000, "told " + toldAfterMillis + " ms after the replica stopped: the"
+                        + " deadline followed a renewal no replica acknowledged");
+                try (Jedis primary = group.currentPrimary().jedis()) {
+                    assertTrue(primary.pttl(RedisLockKeys.lockKey(name)) > 0,
+                            "the primary kept the lock: the renewals were made there, only not acknowledged");
+                }
+            } finally {
+                group.replica.process().resume();
+                lease.close();
+            }
+        }
+    }
+
     @Test
     void waitTimeoutAloneTunesTheDefaultWaitAndIsRefusedWithWaitReplicas0() {
         try (LockClient locks = LockClient.open(group.uri() + "?waitTimeout=2s")) {
