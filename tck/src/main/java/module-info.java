@@ -11,7 +11,6 @@ module io.locksmith.tck {
 
     exports io.locksmith.tck;
     exports io.locksmith.tck.fault;
-    exports io.locksmith.tck.server;
 
     // JUnit runs the kit's test methods, declared here, reflectively.
     opens io.locksmith.tck to org.junit.platform.commons;

@@ -31,10 +31,10 @@ final class Subjects {
 
     static final String REDISSON_MINIMAL = "Redisson SET NX PX + Lua delete (minimal over Redisson)";
 
-    private final StoreServers servers;
+    private final BenchServers servers;
     private final BenchConfig config;
 
-    Subjects(StoreServers servers, BenchConfig config) {
+    Subjects(BenchServers servers, BenchConfig config) {
         this.servers = servers;
         this.config = config;
     }

@@ -2,6 +2,7 @@ package io.locksmith.bench;
 
 import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.ServerProcess;
+import io.locksmith.tck.server.StoreServers;
 import redis.clients.jedis.Jedis;
 
 import java.io.BufferedReader;
@@ -30,14 +31,14 @@ import java.util.Map;
  * started from the bench's class path in a second JVM. Each can count the requests it served, which is how
  * renewal traffic is measured.
  */
-final class StoreServers implements AutoCloseable {
+final class BenchServers implements AutoCloseable {
 
     private final Path workDir;
     private final Map<Store, ServerProcess> servers = new EnumMap<>(Store.class);
     private final List<String> problems = new ArrayList<>();
     private RedisRequestCounter redisCounter;
 
-    StoreServers(Path workDir) {
+    BenchServers(Path workDir) {
         this.workDir = workDir;
     }
 
@@ -74,22 +75,15 @@ final class StoreServers implements AutoCloseable {
 
     private ServerProcess startRedis() {
         int port = FreePorts.next();
-        return ServerProcess.start("redis-" + port, List.of("redis-server", "--port", Integer.toString(port),
-                        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxclients", "10000"),
-                workDir.resolve("redis-" + port), port, "apt-get install -y redis-server");
+        return StoreServers.redis(port, workDir.resolve("redis-" + port), "--maxclients", "10000");
     }
 
     private ServerProcess startEtcd() {
         int port = FreePorts.next();
         int peerPort = FreePorts.next();
-        Path dir = workDir.resolve("etcd-" + port);
-        String client = "http://127.0.0.1:" + port;
-        String peer = "http://127.0.0.1:" + peerPort;
-        return ServerProcess.start("etcd-" + port, List.of("etcd", "--name", "bench", "--data-dir", dir.resolve("data").toString(),
-                        "--listen-client-urls", client, "--advertise-client-urls", client,
-                        "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                        "--initial-cluster", "bench=" + peer, "--log-level", "warn"),
-                dir, port, "apt-get install -y etcd-server");
+        // A single member: the test heartbeat and election settings have no peer to act on.
+        return StoreServers.etcdMember("bench", port, peerPort, "bench=http://127.0.0.1:" + peerPort,
+                workDir.resolve("etcd-" + port));
     }
 
     private ServerProcess startZooKeeper() {
