@@ -72,7 +72,7 @@ public final class BenchMain {
                 : workDir.toString());
         List<Result> results = new ArrayList<>();
         Scenarios scenarios = new Scenarios(options.config());
-        try (StoreServers servers = new StoreServers(workDir)) {
+        try (BenchServers servers = new BenchServers(workDir)) {
             for (Store store : options.stores()) {
                 log("== " + store.title());
                 if (!servers.start(store)) {
@@ -132,7 +132,7 @@ public final class BenchMain {
         log(String.format(Locale.ROOT, "   JVM warm-up pass (%.1f s, not measured)", (System.nanoTime() - start) / 1e9));
     }
 
-    private static Result runOne(Scenario scenario, Subjects.Entry entry, Scenarios scenarios, StoreServers servers,
+    private static Result runOne(Scenario scenario, Subjects.Entry entry, Scenarios scenarios, BenchServers servers,
                                  Store store) {
         Subject subject = entry.subject();
         String tag = "bench." + scenario.name().toLowerCase(Locale.ROOT).replace('_', '-') + "."

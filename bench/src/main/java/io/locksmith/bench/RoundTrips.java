@@ -30,7 +30,7 @@ final class RoundTrips {
     }
 
     /** Both round trips of a store, read first. */
-    static Map<String, Map<String, Double>> measure(Store store, StoreServers servers, Scenarios scenarios)
+    static Map<String, Map<String, Double>> measure(Store store, BenchServers servers, Scenarios scenarios)
             throws Exception {
         int port = servers.port(store);
         Map<String, Map<String, Double>> trips = new LinkedHashMap<>();

@@ -31,10 +31,10 @@ final class Subjects {
 
     static final String REDISSON_MINIMAL = "Redisson SET NX PX + Lua delete (minimal over Redisson)";
 
-    private final StoreServers servers;
+    private final BenchServers servers;
     private final BenchConfig config;
 
-    Subjects(StoreServers servers, BenchConfig config) {
+    Subjects(BenchServers servers, BenchConfig config) {
         this.servers = servers;
         this.config = config;
     }
@@ -61,7 +61,7 @@ final class Subjects {
         if (scenario == Scenario.RENEWAL) {
             return;
         }
-        String uri = "redis-sentinel://127.0.0.1:" + servers.port(Store.SENTINEL) + "/" + StoreServers.SENTINEL_MASTER
+        String uri = "redis-sentinel://127.0.0.1:" + servers.port(Store.SENTINEL) + "/" + BenchServers.SENTINEL_MASTER
                 + "?lease=" + lease.toMillis() + "ms";
         entries.add(new Entry(new LocksmithSubject("Locksmith, waitReplicas=0 (fenced only)", Store.SENTINEL,
                 threads -> uri + "&waitReplicas=0&poolSize=" + Math.max(8, threads)), true));

@@ -66,7 +66,8 @@ public final class LoopbackFirewall implements AutoCloseable {
      *                               lacks the conntrack or cgroup match (the message says which)
      */
     public static LoopbackFirewall open() {
-        String iptables = io.locksmith.tck.server.ServerProcess.requireBinary("iptables", IPTABLES_INSTALL_HINT);
+        String iptables = Executables.find("iptables").orElseThrow(() -> new IllegalStateException(
+                "'iptables' is not installed, and partition tests need it. Install it: " + IPTABLES_INSTALL_HINT));
         if (!"root".equals(System.getProperty("user.name"))) {
             throw new IllegalStateException("partition tests change iptables rules and need root (or CAP_NET_ADMIN); "
                     + "run the build as root, as CI does");

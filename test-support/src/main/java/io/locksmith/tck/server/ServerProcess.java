@@ -1,6 +1,7 @@
 package io.locksmith.tck.server;
 
-import java.io.File;
+import io.locksmith.tck.fault.Executables;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -54,27 +55,9 @@ public final class ServerProcess implements AutoCloseable {
      * @return the absolute path of the binary
      */
     public static String requireBinary(String binary, String installHint) {
-        if (binary.contains(File.separator)) {
-            if (Files.isExecutable(Path.of(binary))) {
-                return binary;
-            }
-        } else {
-            String path = System.getenv("PATH");
-            for (String dir : (path == null ? "/usr/bin:/usr/sbin:/usr/local/bin" : path).split(File.pathSeparator)) {
-                Path candidate = Path.of(dir, binary);
-                if (Files.isExecutable(candidate)) {
-                    return candidate.toString();
-                }
-            }
-            for (String dir : List.of("/usr/bin", "/usr/sbin", "/usr/local/bin")) {
-                Path candidate = Path.of(dir, binary);
-                if (Files.isExecutable(candidate)) {
-                    return candidate.toString();
-                }
-            }
-        }
-        throw new IllegalStateException("'" + binary + "' is not installed, and the tests need a real server. Install it: "
-                + installHint + " (or run scripts/install-servers.sh)");
+        return Executables.find(binary).orElseThrow(() -> new IllegalStateException("'" + binary
+                + "' is not installed, and the tests need a real server. Install it: " + installHint
+                + " (or run scripts/install-servers.sh)"));
     }
 
     private void startProcess() {

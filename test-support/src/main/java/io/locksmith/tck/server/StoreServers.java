@@ -30,7 +30,14 @@ public final class StoreServers {
     /** A redis-server with persistence off on a free port; {@code extraArgs} are appended (e.g. {@code --replicaof}). */
     public static ServerProcess redis(String... extraArgs) {
         int port = FreePorts.next();
-        Path dir = tempDir("redis-" + port);
+        return redis(port, tempDir("redis-" + port), extraArgs);
+    }
+
+    /**
+     * A redis-server with persistence off on {@code port}, its log in {@code dir} (the bench keeps servers on
+     * tmpfs); {@code extraArgs} are appended.
+     */
+    public static ServerProcess redis(int port, Path dir, String... extraArgs) {
         List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString()));
         command.addAll(List.of(extraArgs));

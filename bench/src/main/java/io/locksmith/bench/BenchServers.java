@@ -2,6 +2,7 @@ package io.locksmith.bench;
 
 import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.ServerProcess;
+import io.locksmith.tck.server.StoreServers;
 import redis.clients.jedis.Jedis;
 
 import java.io.BufferedReader;
@@ -30,7 +31,7 @@ import java.util.Map;
  * started from the bench's class path in a second JVM. Each can count the requests it served, which is how
  * renewal traffic is measured.
  */
-final class StoreServers implements AutoCloseable {
+final class BenchServers implements AutoCloseable {
 
     private final Path workDir;
     private final Map<Store, ServerProcess> servers = new EnumMap<>(Store.class);
@@ -40,7 +41,7 @@ final class StoreServers implements AutoCloseable {
     private final List<ServerProcess> sentinelGroup = new ArrayList<>();
     static final String SENTINEL_MASTER = "bench";
 
-    StoreServers(Path workDir) {
+    BenchServers(Path workDir) {
         this.workDir = workDir;
     }
 
@@ -78,11 +79,9 @@ final class StoreServers implements AutoCloseable {
 
     private ServerProcess startRedis(String... extraArgs) {
         int port = FreePorts.next();
-        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxclients", "10000"));
-        command.addAll(List.of(extraArgs));
-        return ServerProcess.start("redis-" + port, command, workDir.resolve("redis-" + port), port,
-                "apt-get install -y redis-server");
+        List<String> args = new ArrayList<>(List.of("--maxclients", "10000"));
+        args.addAll(List.of(extraArgs));
+        return StoreServers.redis(port, workDir.resolve("redis-" + port), args.toArray(String[]::new));
     }
 
     /** Primary, two replicas in sync, and one Sentinel that knows them; returns the Sentinel (the client's port). */
@@ -99,7 +98,7 @@ final class StoreServers implements AutoCloseable {
                         && !info.contains("state=send_bulk");
             }
         });
-        ServerProcess sentinel = io.locksmith.tck.server.StoreServers.sentinel(primary.port(), SENTINEL_MASTER);
+        ServerProcess sentinel = StoreServers.sentinel(primary.port(), SENTINEL_MASTER);
         sentinelGroup.add(sentinel);
         awaitState("the Sentinel knowing both replicas", () -> {
             try (Jedis jedis = new Jedis("127.0.0.1", sentinel.port())) {
@@ -134,14 +133,9 @@ final class StoreServers implements AutoCloseable {
     private ServerProcess startEtcd() {
         int port = FreePorts.next();
         int peerPort = FreePorts.next();
-        Path dir = workDir.resolve("etcd-" + port);
-        String client = "http://127.0.0.1:" + port;
-        String peer = "http://127.0.0.1:" + peerPort;
-        return ServerProcess.start("etcd-" + port, List.of("etcd", "--name", "bench", "--data-dir", dir.resolve("data").toString(),
-                        "--listen-client-urls", client, "--advertise-client-urls", client,
-                        "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                        "--initial-cluster", "bench=" + peer, "--log-level", "warn"),
-                dir, port, "apt-get install -y etcd-server");
+        // A single member: the test heartbeat and election settings have no peer to act on.
+        return StoreServers.etcdMember("bench", port, peerPort, "bench=http://127.0.0.1:" + peerPort,
+                workDir.resolve("etcd-" + port));
     }
 
     private ServerProcess startZooKeeper() {

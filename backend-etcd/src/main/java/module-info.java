@@ -1,0 +1,12 @@
+/** etcd locks for Locksmith ({@code etcd://}), on jetcd. */
+module io.locksmith.etcd {
+    requires io.locksmith;
+    requires org.slf4j;
+    requires jetcd.core;
+    requires jetcd.api;
+    requires jetcd.common;
+
+    exports io.locksmith.etcd;
+
+    provides io.locksmith.spi.LockProviderFactory with io.locksmith.etcd.EtcdLockProviderFactory;
+}
