@@ -1,6 +1,8 @@
 package io.locksmith.lockctl;
 
 import io.locksmith.tck.server.ServerProcess;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -190,6 +192,32 @@ class DoctorTest {
             assertTrue(run.out().contains("[WARN] zookeeper ensemble: 1 server(s)"), run.both());
             assertTrue(run.out().contains("zookeeper " + zookeeper.getConnectString() + " srvr"), run.both());
             assertTrue(run.out().contains("zookeeper quorum"), run.both());
+            assertTrue(run.out().contains("[OK  ] zookeeper timing: tickTime "), run.both());
+        }
+    }
+
+    @Test
+    void zooKeeperShowsTickTimesSyncLimitAgainstTheSessionTimeout() throws Exception {
+        try (TestingCluster ensemble = new TestingCluster(3)) {
+            ensemble.start();
+            Run run = Run.lockctl("doctor", "--uri", "zookeeper://" + ensemble.getConnectString() + "/locks",
+                    "--read-only");
+            assertTrue(run.out().contains("zookeeper timing: tickTime "), run.both());
+            assertTrue(run.out().contains(" x syncLimit "), run.both());
+            assertTrue(run.out().contains("(a follower cut from the leader serves stale reads this long)"), run.both());
+        }
+    }
+
+    @Test
+    void zooKeeperFailsASessionShorterThanTwoTicks() throws Exception {
+        // minSessionTimeout lowered below two ticks: the backend's proof through the leader no longer holds.
+        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 2000, -1,
+                java.util.Map.of("minSessionTimeout", "1000"));
+        try (TestingServer zookeeper = new TestingServer(spec, true)) {
+            Run run = Run.lockctl("doctor", "--uri", "zookeeper://" + zookeeper.getConnectString()
+                    + "/locks?sessionTimeout=1s", "--read-only");
+            assertTrue(run.out().contains("[FAIL] zookeeper timing: tickTime 2000 ms"), run.both());
+            assertTrue(run.out().contains("session timeout 1000 ms"), run.both());
         }
     }
 

@@ -24,8 +24,10 @@ import java.util.stream.Collectors;
 
 /**
  * ZooKeeper checks, read-only: connection and negotiated session timeout (with Curator), ensemble size
- * (from the ensemble's config, else the connect string), and each server's mode and latency through the
- * {@code srvr}/{@code mntr} four-letter words, which servers may not allow.
+ * (from the ensemble's config, else the connect string), each server's mode and latency through the
+ * {@code srvr}/{@code mntr} four-letter words, which servers may not allow, and the server's timing ({@code conf}:
+ * {@code tickTime x syncLimit}, how long a follower cut from the leader keeps serving stale reads) against the
+ * session timeout.
  */
 final class ZooKeeperDoctor implements StoreDoctor {
 
@@ -45,6 +47,7 @@ final class ZooKeeperDoctor implements StoreDoctor {
         Duration requested = uri.duration("sessionTimeout", DEFAULT_SESSION_TIMEOUT);
         List<Finding> findings = new ArrayList<>();
         int ensembleSize;
+        int negotiated = -1;
         try (CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs((int) requested.toMillis()).connectionTimeoutMs((int) timeout.toMillis())
                 .retryPolicy(new RetryOneTime(100)).build()) {
@@ -58,6 +61,11 @@ final class ZooKeeperDoctor implements StoreDoctor {
             findings.add(Finding.ok("zookeeper connect", "connected to " + connectString + " in "
                     + Millis.of(System.nanoTime() - start)));
             findings.add(sessionTimeout(curator, requested));
+            try {
+                negotiated = curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            } catch (Exception e) {
+                negotiated = -1; // reported by the session timeout finding
+            }
             ensembleSize = ensembleSize(curator, hosts.size(), findings);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -68,7 +76,68 @@ final class ZooKeeperDoctor implements StoreDoctor {
             findings.add(serverState(host, timeout, modes));
         }
         findings.add(quorum(modes, ensembleSize, hosts.size()));
+        findings.add(timing(hosts, timeout, negotiated));
         return findings;
+    }
+
+    /**
+     * The server's {@code tickTime x syncLimit} against the negotiated session timeout. A follower cut from the
+     * leader keeps answering reads and pings from its stale state for {@code syncLimit x tickTime}; the leader may
+     * expire the session after the session timeout. The backend therefore counts a lock as held only as long as
+     * answers through the leader prove the session alive, which assumes the leader hears of a follower's
+     * sessions every {@code tickTime / 2 <= sessionTimeout / 4}, true when the session is at least two ticks
+     * (ZooKeeper's default {@code minSessionTimeout}).
+     */
+    static Finding timing(List<LockUri.HostPort> hosts, Duration timeout, int negotiatedMillis) {
+        String check = "zookeeper timing";
+        Map<String, String> conf = null;
+        for (LockUri.HostPort host : hosts) {
+            try {
+                String reply = fourLetterWord(host, "conf", timeout);
+                if (reply.contains("tickTime=")) {
+                    conf = parseConf(reply);
+                    break;
+                }
+            } catch (IOException e) {
+                // try the next server
+            }
+        }
+        if (conf == null) {
+            return Finding.warn(check, "cannot read tickTime and syncLimit: the conf four-letter word is disabled or"
+                    + " no server answers", "add conf to 4lw.commands.whitelist in zoo.cfg to let doctor check them");
+        }
+        long tick = (long) parseDouble(conf.getOrDefault("tickTime", "0"));
+        long syncLimit = (long) parseDouble(conf.getOrDefault("syncLimit", "0"));
+        String detail = syncLimit == 0
+                ? "tickTime " + tick + " ms (standalone: no follower serves stale reads), session timeout "
+                        + negotiatedMillis + " ms"
+                : "tickTime " + tick + " ms x syncLimit " + syncLimit + " = " + tick * syncLimit + " ms (a follower cut"
+                        + " from the leader serves stale reads this long), session timeout " + negotiatedMillis + " ms";
+        if (tick <= 0 || negotiatedMillis <= 0) {
+            return Finding.warn(check, detail, "");
+        }
+        if (negotiatedMillis < 2 * tick) {
+            return Finding.fail(check, detail + ": a session shorter than two ticks (minSessionTimeout lowered) breaks"
+                    + " the backend's proof that the session is alive at the leader; a holder could be told after"
+                    + " another client was granted its lock", "raise sessionTimeout= to at least " + 2 * tick
+                    + " ms, or minSessionTimeout on the servers back to its default of two ticks");
+        }
+        if (negotiatedMillis <= tick * syncLimit) {
+            return Finding.ok(check, detail + ": shorter than the stale-read window, so a holder on a cut-off follower"
+                    + " is told by the backend's proof through the leader, before the session can expire");
+        }
+        return Finding.ok(check, detail);
+    }
+
+    private static Map<String, String> parseConf(String reply) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (String line : reply.split("\r?\n")) {
+            int equals = line.indexOf('=');
+            if (equals > 0) {
+                fields.put(line.substring(0, equals).trim(), line.substring(equals + 1).trim());
+            }
+        }
+        return fields;
     }
 
     private static Finding sessionTimeout(CuratorFramework curator, Duration requested) {
