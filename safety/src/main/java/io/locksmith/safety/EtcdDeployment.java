@@ -115,14 +115,14 @@ public final class EtcdDeployment implements Deployment {
     }
 
     /**
-     * Every member, with a 5 s store time-out on the cluster: a victim JVM's first etcd call loads gRPC and
+     * Every member, with a 5 s store time-out: a victim JVM's first etcd call loads gRPC and
      * Netty, which took more than 2 s on a loaded 2-core machine (the victims of R9.1 and R9.2 then could not
      * even open). A renewal still gives up within its TTL, whatever the time-out.
      */
     @Override
     public String uri() {
         return "etcd://" + clientPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))
-                + (members.size() == 1 ? "?timeout=2s" : "?timeout=5s");
+                + "?timeout=5s";
     }
 
     @Override
