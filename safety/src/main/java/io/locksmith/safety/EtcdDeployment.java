@@ -114,10 +114,15 @@ public final class EtcdDeployment implements Deployment {
                 : "etcd 3.4 cluster of " + members.size() + " members (heartbeat 50 ms, election 600 ms, pre-vote), jetcd client";
     }
 
+    /**
+     * Every member, with a 5 s store time-out: a victim JVM's first etcd call loads gRPC and
+     * Netty, which took more than 2 s on a loaded 2-core machine (the victims of R9.1 and R9.2 then could not
+     * even open). A renewal still gives up within its TTL, whatever the time-out.
+     */
     @Override
     public String uri() {
         return "etcd://" + clientPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))
-                + "?timeout=2s";
+                + "?timeout=5s";
     }
 
     @Override

@@ -78,9 +78,10 @@ abstract class DeploymentFaultTck extends LockFaultTck {
         return deployment().proxiedAddresses();
     }
 
+    /** One proxy goes through {@link #uriThrough(TcpProxy)}, which a kit subclass may override; several, the deployment. */
     @Override
     protected String uriThrough(List<TcpProxy> proxies) {
-        return deployment().uriThrough(proxies);
+        return proxies.size() == 1 ? uriThrough(proxies.get(0)) : deployment().uriThrough(proxies);
     }
 
     @Override
