@@ -76,7 +76,8 @@ public class LocksmithAutoConfiguration {
                                                                    ListableBeanFactory beanFactory) {
             return () -> advisor.ifAvailable(found -> found.methods().found().forEach(method -> {
                 String handler = method.failureHandler();
-                if (handler != null && !beanFactory.isTypeMatch(handler, LockFailureHandler.class)) {
+                if (handler != null && !(beanFactory.containsBean(handler)
+                        && beanFactory.isTypeMatch(handler, LockFailureHandler.class))) {
                     throw new LockConfigurationException("@Locked on " + method.method().getDeclaringClass().getName()
                             + "." + method.method().getName() + ": failure handler '" + handler + "' is not a bean"
                             + " implementing LockFailureHandler" + (beanFactory.containsBean(handler)
