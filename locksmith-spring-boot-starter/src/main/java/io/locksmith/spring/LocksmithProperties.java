@@ -38,6 +38,27 @@ public class LocksmithProperties {
     private String clientId;
     /** Upper bound of the backoff poll that backs up release notifications. Default 1s. */
     private Duration maxPollInterval;
+    /**
+     * What happens when the store does not answer at startup: FAIL the startup, or start LAZY (health DOWN and lock
+     * calls failing at once until the store answers; a configuration error still fails the startup).
+     */
+    private Startup startup = Startup.FAIL;
+
+    /** Values of {@code locksmith.startup}. */
+    public enum Startup {
+        /** The application does not start while the store does not answer. */
+        FAIL,
+        /** The application starts; the client connects in the background, failing lock calls until then. */
+        LAZY
+    }
+
+    public Startup getStartup() {
+        return startup;
+    }
+
+    public void setStartup(Startup startup) {
+        this.startup = startup;
+    }
 
     private final Annotation annotation = new Annotation();
     private final Metrics metrics = new Metrics();
