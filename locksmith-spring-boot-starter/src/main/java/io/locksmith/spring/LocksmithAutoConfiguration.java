@@ -43,6 +43,13 @@ public class LocksmithAutoConfiguration {
                 customizers.orderedStream().toList());
     }
 
+    /** Runs code under a lock without an annotation: {@code executeWithLock(name, wait, () -> ...)}. */
+    @Bean
+    @ConditionalOnMissingBean
+    public LockTemplate lockTemplate(LockClient lockClient) {
+        return new LockTemplate(lockClient);
+    }
+
     /** The SLF4J lock event log (logger {@value LockEventLogger#LOGGER}). */
     @Bean
     @ConditionalOnMissingBean
