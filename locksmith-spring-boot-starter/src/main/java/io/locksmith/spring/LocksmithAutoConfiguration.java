@@ -50,6 +50,13 @@ public class LocksmithAutoConfiguration {
         return new LockTemplate(lockClient);
     }
 
+    /** With a {@link FencingTokenFloor} bean: fails the startup if the store's tokens are not above it. */
+    @Bean
+    static SmartInitializingSingleton locksmithFencingFloorCheck(ObjectProvider<LockClient> lockClient,
+                                                                 ObjectProvider<FencingTokenFloor> floors) {
+        return new FencingFloorCheck(lockClient, floors);
+    }
+
     /** The SLF4J lock event log (logger {@value LockEventLogger#LOGGER}). */
     @Bean
     @ConditionalOnMissingBean
