@@ -30,7 +30,7 @@ public class StockController {
     public static class Stock {
         private final Map<String, Long> fences = new ConcurrentHashMap<>();
 
-        @Locked(name = "'stock:' + #sku", waitTime = "3s")
+        @Locked(name = "'stock:' + #sku", waitTime = "${stock.lock-wait:3s}")
         public Map<String, Object> deduct(String sku) {
             long token = LockContext.currentFencingToken();
             Long previous = fences.get(sku);

@@ -31,13 +31,17 @@ class StoresTest {
     @Test
     void deductsUnderTheLockOnEtcd() throws Exception {
         try (ServerProcess etcd = StoreServers.etcd()) {
-            runAndCheck("etcd://127.0.0.1:" + etcd.port());
+            // A generous connect bound: the first jetcd call loads gRPC, Vert.x and Netty, slow on a loaded machine.
+            runAndCheck("etcd://127.0.0.1:" + etcd.port() + "?timeout=30s");
         }
     }
 
     private static void runAndCheck(String uri) throws Exception {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(StockApplication.class)
-                .run("--server.port=0", "--locksmith.uri=" + uri, "--locksmith.lease=2s")) {
+                .run("--server.port=0", "--locksmith.uri=" + uri, "--locksmith.lease=2s",
+                        // Nobody else holds the lock; the first calls load the store client's classes, which
+                        // takes seconds on a loaded machine.
+                        "--stock.lock-wait=30s")) {
             String base = "http://127.0.0.1:" + context.getBean(Environment.class).getProperty("local.server.port");
             assertThat(context.getBean(LockClient.class).describe()).startsWith(uri.substring(0, uri.indexOf(':')));
             String first = post(base + "/stock/A-1/deduct");
