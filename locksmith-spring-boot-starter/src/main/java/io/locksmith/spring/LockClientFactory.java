@@ -6,20 +6,55 @@ import io.locksmith.LockListener;
 import io.locksmith.LockOptions;
 import io.locksmith.spi.LockUri;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 /** Turns {@link LocksmithProperties} into a {@link LockClient}: the one place that maps properties to the builder. */
 final class LockClientFactory {
 
     /** URI parameters that set the same thing as the lease properties. */
     private static final List<String> URI_LEASE_PARAMETERS = List.of("lease", "renew", "maxHold");
+    /** How long a lazy start waits for the first attempt: a store that answers is used at once. */
+    static final Duration LAZY_FIRST_ATTEMPT_WAIT = Duration.ofSeconds(2);
+    private static final Logger LOG = LoggerFactory.getLogger("io.locksmith.spring");
 
     private LockClientFactory() {
     }
 
     static LockClient create(LocksmithProperties properties, List<LockListener> listeners,
                              List<LockClientBuilderCustomizer> customizers) {
+        LockClient.Builder builder = builder(properties, listeners);
+        // Known before the store answers: the lazy client reports it, and the startup line names it.
+        String clientId = properties.getClientId() != null ? properties.getClientId() : UUID.randomUUID().toString();
+        builder.clientId(clientId);
+        customizers.forEach(customizer -> customizer.customize(builder));
+        String store = LockUri.redact(properties.getUri().strip());
+        if (properties.getStartup() == LocksmithProperties.Startup.LAZY) {
+            LazyLockClient client = LazyLockClient.open(builder::build, store, clientId, LAZY_FIRST_ATTEMPT_WAIT);
+            if (client.isConnected()) {
+                logStarted(client, properties);
+            } else {
+                LOG.info("Locksmith lock client {} started without its store {} (locksmith.startup=lazy): health is DOWN"
+                        + " and lock calls fail at once until the store answers", clientId, store);
+            }
+            return client;
+        }
+        LockClient client = builder.build();
+        logStarted(client, properties);
+        return client;
+    }
+
+    private static void logStarted(LockClient client, LocksmithProperties properties) {
+        LOG.info("Locksmith lock client {} on {} (startup={}, capabilities {})", client.clientId(), client.describe(),
+                properties.getStartup().name().toLowerCase(java.util.Locale.ROOT), client.capabilities());
+    }
+
+    private static LockClient.Builder builder(LocksmithProperties properties, List<LockListener> listeners) {
         String uri = properties.getUri();
         if (uri == null || uri.isBlank()) {
             throw new LockConfigurationException("no lock store configured: set 'locksmith.uri' in application.yml"
@@ -28,15 +63,11 @@ final class LockClientFactory {
         }
         LockClient.Builder builder = LockClient.builder().uri(uri.strip());
         lockOptions(properties).ifPresent(builder::defaultLockOptions);
-        if (properties.getClientId() != null) {
-            builder.clientId(properties.getClientId());
-        }
         if (properties.getMaxPollInterval() != null) {
             builder.maxPollInterval(properties.getMaxPollInterval());
         }
         listeners.forEach(builder::listener);
-        customizers.forEach(customizer -> customizer.customize(builder));
-        return builder.build();
+        return builder;
     }
 
     /** The default lock options, when any lease property is set; empty leaves the URI's (or the built-in) defaults. */

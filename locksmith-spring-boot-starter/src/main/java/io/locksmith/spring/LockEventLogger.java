@@ -35,6 +35,10 @@ public final class LockEventLogger implements LockListener {
     @Override
     public void onEvent(LockEvent event) {
         Level level = levelOf(event);
+        if (event.type() == LockEvent.Type.ACQUIRE_FAILED && LockedExecution.callerReportsFailure()) {
+            // A @Locked method or LockTemplate call writes the one WARN line of this failure, with its outcome.
+            level = Level.DEBUG;
+        }
         if (!LOG.isEnabledForLevel(level)) {
             return;
         }

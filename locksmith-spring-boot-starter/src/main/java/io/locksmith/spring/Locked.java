@@ -20,11 +20,17 @@ import java.lang.annotation.Target;
  *
  * <h2>Acquire and release</h2>
  * The lock is acquired before the method runs, waiting at most {@link #waitTime()}, and released when it returns
- * or throws. If it is not obtained in time the method does not run: by default a
- * {@link io.locksmith.LockTimeoutException} naming the lock is thrown; with {@link OnTimeout#SKIP} the call
- * returns {@code null} (an empty {@code Optional} for {@code Optional} methods). Re-entry from the same thread
- * (a {@code @Locked} method calling another with the same name) is counted locally and shares the fencing token.
- * Store errors surface as {@link io.locksmith.LockStoreException}.
+ * or throws. If it is not obtained (busy for the whole wait, or a store error) the method does not run, and the
+ * failure strategy decides the outcome: by default a {@link io.locksmith.LockTimeoutException} or
+ * {@link io.locksmith.LockStoreException} naming the lock is thrown; with {@link OnFailure#SKIP} the call returns
+ * {@code null} (an empty {@code Optional} for {@code Optional} methods); a {@link LockFailureHandler} bean may
+ * decide instead ({@link #failureHandler()}). Re-entry from the same thread (a {@code @Locked} method calling
+ * another with the same name) is counted locally and shares the fencing token.
+ *
+ * <h2>On a type</h2>
+ * On a class, the annotation guards every public method the class declares (not those of {@code Object}); an
+ * annotation on a method replaces the class's for that method. Every {@code #parameter} of the name must exist
+ * in every such method.
  *
  * <h2>Inside the method</h2>
  * {@link LockContext#currentLease()} and {@link LockContext#currentFencingToken()} give the lease of the
@@ -36,10 +42,11 @@ import java.lang.annotation.Target;
  * bean (a call through {@code this} bypasses the proxy, as with {@code @Transactional}). Methods returning a
  * {@code CompletionStage}, {@code Future} or reactive {@code Publisher} are refused at startup: the lock would
  * be released when the method returns, before the asynchronous work ends. Bad durations, unparsable names and
- * unsupported return types fail when the application starts, naming the method. By default the lock advisor
+ * unsupported return types fail when the application starts, naming the method, and so does a name that refers to
+ * a {@code #variable} that is not a parameter of the method. By default the lock advisor
  * runs outside {@code @Transactional}, so a transaction commits before its lock is released.
  */
-@Target(ElementType.METHOD)
+@Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited
 @Documented
@@ -69,8 +76,19 @@ public @interface Locked {
     /** Whether the lease is renewed while the method runs; {@link Renewal#DEFAULT} keeps the client's default. */
     Renewal renewal() default Renewal.DEFAULT;
 
-    /** What happens when the lock is not obtained within {@link #waitTime()}. */
-    OnTimeout onTimeout() default OnTimeout.THROW;
+    /**
+     * What the call does when the lock is not obtained: it stayed busy for the whole {@link #waitTime()}
+     * ({@link io.locksmith.LockTimeoutException}) or the store failed ({@link io.locksmith.LockStoreException}).
+     * {@link OnFailure#DEFAULT} follows {@code locksmith.annotation.on-failure} (or
+     * {@code locksmith.annotation.failure-handler}), which default to {@link OnFailure#THROW}.
+     */
+    OnFailure onFailure() default OnFailure.DEFAULT;
+
+    /**
+     * The name of a {@link LockFailureHandler} bean that decides the outcome of a call whose lock was not obtained;
+     * empty for none. Not together with {@link #onFailure()} {@code THROW} or {@code SKIP}.
+     */
+    String failureHandler() default "";
 
     /** Lease renewal while a {@code @Locked} method runs. */
     enum Renewal {
@@ -82,9 +100,14 @@ public @interface Locked {
         FIXED
     }
 
-    /** The outcome of a {@code @Locked} call whose lock was not obtained in time. */
-    enum OnTimeout {
-        /** Throw {@link io.locksmith.LockTimeoutException} naming the lock; the method does not run. */
+    /** The outcome of a {@code @Locked} call whose lock was not obtained (timed out or store error). */
+    enum OnFailure {
+        /** As configured: {@code locksmith.annotation.on-failure} or {@code locksmith.annotation.failure-handler}. */
+        DEFAULT,
+        /**
+         * Throw the {@link io.locksmith.LockTimeoutException} or {@link io.locksmith.LockStoreException}, naming the
+         * lock; the method does not run.
+         */
         THROW,
         /**
          * Do not run the method and return {@code null}, or an empty {@code Optional} for {@code Optional} methods

@@ -10,10 +10,22 @@ import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.Elvis;
+import org.springframework.expression.spel.ast.MethodReference;
+import org.springframework.expression.spel.ast.NullLiteral;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.Ternary;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
@@ -31,21 +43,60 @@ final class LockedMethod {
     private final Method method;
     private final String nameSource;
     private final Expression name;
+    /** The parameters the name refers to, by the variable it uses ({@code #sku}, {@code #p0}), in order of use. */
+    private final Map<String, Integer> referencedParameters;
+    /** Whether the expression itself deals with null values ({@code ?:}, {@code ?.}, a ternary, a null literal). */
+    private final boolean handlesNull;
     private final Duration wait;
     private final Duration lease;
     private final Duration maxHold;
     private final Locked.Renewal renewal;
-    private final Locked.OnTimeout onTimeout;
+    private final FailureStrategy failureStrategy;
+    private final String failureHandler;
 
-    private LockedMethod(Method method, Locked locked, UnaryOperator<String> placeholders) {
+    /** What a call does when its lock is not obtained, as resolved from the annotation and the configuration. */
+    enum FailureStrategy { THROW, SKIP, HANDLER }
+
+    /**
+     * The configured failure strategy of methods that choose none ({@code locksmith.annotation.on-failure} and
+     * {@code locksmith.annotation.failure-handler}).
+     *
+     * @param onFailure the default strategy, THROW or SKIP
+     * @param handler   the name of the default {@link LockFailureHandler} bean, or null
+     */
+    record FailureDefaults(Locked.OnFailure onFailure, String handler) {
+        static final FailureDefaults THROW = new FailureDefaults(Locked.OnFailure.THROW, null);
+    }
+
+    private LockedMethod(Method method, Locked locked, UnaryOperator<String> placeholders, FailureDefaults defaults) {
         this.method = method;
         this.nameSource = locked.name();
         this.name = parseName(locked.name());
+        this.referencedParameters = checkVariables(name);
+        this.handlesNull = handlesNull(((SpelExpression) name).getAST());
         this.wait = duration(placeholders.apply(locked.waitTime()), "waitTime", true);
         this.lease = duration(placeholders.apply(locked.leaseTime()), "leaseTime", false);
         this.maxHold = duration(placeholders.apply(locked.maxHold()), "maxHold", false);
         this.renewal = locked.renewal();
-        this.onTimeout = locked.onTimeout();
+        String handler = placeholders.apply(locked.failureHandler()).strip();
+        if (!handler.isEmpty()) {
+            if (locked.onFailure() != Locked.OnFailure.DEFAULT) {
+                throw invalid("failureHandler = \"" + handler + "\" and onFailure = " + locked.onFailure()
+                        + " are both set; choose one", null);
+            }
+            this.failureStrategy = FailureStrategy.HANDLER;
+            this.failureHandler = handler;
+        } else if (locked.onFailure() != Locked.OnFailure.DEFAULT) {
+            this.failureStrategy = FailureStrategy.valueOf(locked.onFailure().name());
+            this.failureHandler = null;
+        } else if (defaults.handler() != null) {
+            this.failureStrategy = FailureStrategy.HANDLER;
+            this.failureHandler = defaults.handler();
+        } else {
+            this.failureStrategy = defaults.onFailure() == Locked.OnFailure.SKIP ? FailureStrategy.SKIP
+                    : FailureStrategy.THROW;
+            this.failureHandler = null;
+        }
         if (lease != null && maxHold != null && maxHold.compareTo(lease) < 0) {
             throw invalid("maxHold (" + maxHold + ") must not be shorter than leaseTime (" + lease + ")", null);
         }
@@ -57,8 +108,8 @@ final class LockedMethod {
      *
      * @throws LockConfigurationException naming the method, if the annotation cannot work
      */
-    static LockedMethod of(Method method, Locked locked, UnaryOperator<String> placeholders) {
-        return new LockedMethod(method, locked, placeholders);
+    static LockedMethod of(Method method, Locked locked, UnaryOperator<String> placeholders, FailureDefaults defaults) {
+        return new LockedMethod(method, locked, placeholders, defaults);
     }
 
     Method method() {
@@ -70,8 +121,19 @@ final class LockedMethod {
         return Optional.ofNullable(wait);
     }
 
-    Locked.OnTimeout onTimeout() {
-        return onTimeout;
+    FailureStrategy failureStrategy() {
+        return failureStrategy;
+    }
+
+    /** The {@link LockFailureHandler} bean name under {@link FailureStrategy#HANDLER}, else null. */
+    String failureHandler() {
+        return failureHandler;
+    }
+
+    /** {@code OrderService.ship(..)}, for log lines. */
+    String shortName() {
+        return method.getDeclaringClass().getSimpleName() + "." + method.getName()
+                + (method.getParameterCount() == 0 ? "()" : "(..)");
     }
 
     /** Whether the annotation overrides any lease option of the client's defaults. */
@@ -109,6 +171,16 @@ final class LockedMethod {
      * @throws LockConfigurationException if the expression fails or gives null or a blank text
      */
     String lockName(Object[] args, Object target, Class<?> targetClass, BeanResolver beans) {
+        if (!handlesNull) {
+            // "'stock:' + #sku" with a null sku would lock "stock:null", serialising every caller on one lock.
+            for (Map.Entry<String, Integer> parameter : referencedParameters.entrySet()) {
+                if (args[parameter.getValue()] == null) {
+                    throw invalid("name \"" + nameSource + "\" uses #" + parameter.getKey() + ", which is null in this"
+                            + " call; a lock name must not contain null (pass a value, or say what null means in the"
+                            + " expression: #" + parameter.getKey() + " ?: 'none')", null);
+                }
+            }
+        }
         LockedMethodRoot root = new LockedMethodRoot(method, args, target, targetClass);
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args, PARAMETER_NAMES);
         if (beans != null) {
@@ -168,8 +240,9 @@ final class LockedMethod {
             throw invalid("returns " + type.getSimpleName() + ": the lock would be released when the method returns,"
                     + " before the asynchronous work ends; lock inside the asynchronous work instead", null);
         }
-        if (onTimeout == Locked.OnTimeout.SKIP && type.isPrimitive() && type != void.class) {
-            throw invalid("onTimeout = SKIP needs a void, Optional or object return type, not " + type
+        if (failureStrategy == FailureStrategy.SKIP && type.isPrimitive() && type != void.class) {
+            throw invalid("the failure strategy SKIP (onFailure, or locksmith.annotation.on-failure) needs a void,"
+                    + " Optional or object return type, not " + type
                     + " (a skipped call has no value to return)", null);
         }
     }
@@ -183,6 +256,77 @@ final class LockedMethod {
             }
         }
         return type.getName().equals("org.reactivestreams.Publisher");
+    }
+
+    /**
+     * Checks that every {@code #variable} of the name is a parameter of the method, so that a typo or a renamed
+     * parameter fails the startup instead of locking "prefix:null" on every call.
+     *
+     * @return the parameters the name refers to, by variable name
+     */
+    private Map<String, Integer> checkVariables(Expression expression) {
+        String[] names = PARAMETER_NAMES.getParameterNames(method);
+        Map<String, Integer> known = new LinkedHashMap<>();
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            if (names != null) {
+                known.put(names[i], i);
+            }
+            known.put("p" + i, i);
+            known.put("a" + i, i);
+        }
+        List<String> used = new ArrayList<>();
+        collectVariables(((SpelExpression) expression).getAST(), used);
+        Map<String, Integer> referenced = new LinkedHashMap<>();
+        for (String variable : used) {
+            if (variable.equals("root") || variable.equals("this")) {
+                continue;
+            }
+            Integer index = known.get(variable);
+            if (index == null) {
+                throw invalid("name \"" + nameSource + "\" refers to #" + variable + ", which is not a parameter of the"
+                        + " method; " + describeParameters(names), null);
+            }
+            referenced.put(variable, index);
+        }
+        return referenced;
+    }
+
+    private String describeParameters(String[] names) {
+        if (method.getParameterCount() == 0) {
+            return "the method has no parameters (use literal text, #root.method.name or a bean: @bean.method())";
+        }
+        List<String> described = new ArrayList<>();
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            described.add((names != null ? "#" + names[i] + " or " : "") + "#p" + i + " (" + types[i].getSimpleName() + ")");
+        }
+        return "its parameters are " + String.join(", ", described)
+                + (names == null ? "; parameter names are not compiled in, so only #p0, #p1, ... work (compile with"
+                + " -parameters to use names: Spring Boot's parent POM does, or <parameters>true</parameters> in"
+                + " maven-compiler-plugin)" : "");
+    }
+
+    private static void collectVariables(SpelNode node, List<String> into) {
+        if (node instanceof VariableReference) {
+            into.add(node.toStringAST().substring(1));
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            collectVariables(node.getChild(i), into);
+        }
+    }
+
+    private static boolean handlesNull(SpelNode node) {
+        if (node instanceof Elvis || node instanceof Ternary || node instanceof NullLiteral
+                || (node instanceof PropertyOrFieldReference property && property.isNullSafe())
+                || (node instanceof MethodReference call && call.isNullSafe())) {
+            return true;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            if (handlesNull(node.getChild(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private String hintForParameterNames() {

@@ -5,10 +5,11 @@ import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotationUtils;
-import org.springframework.expression.BeanResolver;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -41,11 +42,17 @@ public final class LockedMethodAdvisor extends AbstractPointcutAdvisor {
     };
     private final transient Advice advice;
 
-    LockedMethodAdvisor(ObjectProvider<LockClient> client, Supplier<Duration> defaultWait, BeanResolver beans,
-                        UnaryOperator<String> placeholders, int order) {
-        this.methods = new LockedMethods(placeholders);
-        this.advice = new LockedMethodInterceptor(methods, client, defaultWait, beans);
+    LockedMethodAdvisor(ObjectProvider<LockClient> client, Supplier<Duration> defaultWait, BeanFactory beanFactory,
+                        UnaryOperator<String> placeholders, LockedMethod.FailureDefaults failureDefaults, int order) {
+        this.methods = new LockedMethods(placeholders, failureDefaults);
+        this.advice = new LockedMethodInterceptor(methods, client, defaultWait, new BeanFactoryResolver(beanFactory),
+                beanFactory);
         setOrder(order);
+    }
+
+    /** The annotated methods of the beans proxied so far. */
+    LockedMethods methods() {
+        return methods;
     }
 
     @Override

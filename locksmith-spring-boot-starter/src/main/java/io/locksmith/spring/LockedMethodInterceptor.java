@@ -1,16 +1,18 @@
 package io.locksmith.spring;
 
-import io.locksmith.DistributedLock;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockException;
+import io.locksmith.LockOptions;
+import io.locksmith.LockStoreException;
+import io.locksmith.LockTimeoutException;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.expression.BeanResolver;
+import org.springframework.util.ClassUtils;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -19,20 +21,20 @@ import java.util.function.Supplier;
 /** Runs a {@link Locked} method under its lock; see {@link Locked} for the contract. */
 final class LockedMethodInterceptor implements MethodInterceptor {
 
-    private static final Logger LOG = LoggerFactory.getLogger(LockedMethodInterceptor.class);
-
     private final LockedMethods methods;
     // Looked up on first use: advisors are created before most beans, and the client must not be created that early.
     private final ObjectProvider<LockClient> client;
     private final Supplier<Duration> defaultWait;
     private final BeanResolver beans;
+    private final BeanFactory beanFactory;
 
     LockedMethodInterceptor(LockedMethods methods, ObjectProvider<LockClient> client, Supplier<Duration> defaultWait,
-                            BeanResolver beans) {
+                            BeanResolver beans, BeanFactory beanFactory) {
         this.methods = methods;
         this.client = client;
         this.defaultWait = defaultWait;
         this.beans = beans;
+        this.beanFactory = beanFactory;
     }
 
     @Override
@@ -46,46 +48,50 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         LockedMethod locked = found.get();
         LockClient locks = client.getObject();
         String name = locked.lockName(invocation.getArguments(), target, targetClass, beans);
-        DistributedLock lock = locks.lock(name);
-        if (locked.overridesOptions()) {
-            lock = locks.lock(name, locked.options(lock.options()));
-        }
         Duration wait = locked.waitTime().orElseGet(defaultWait);
         Lease lease;
-        if (locked.onTimeout() == Locked.OnTimeout.THROW) {
-            lease = lock.acquire(wait);
-        } else {
-            Optional<Lease> acquired = lock.tryAcquire(wait);
-            if (acquired.isEmpty()) {
-                LOG.debug("lock '{}' not acquired within {}: skipped {}", name, wait, locked);
-                return locked.skippedResult();
-            }
-            lease = acquired.get();
+        try {
+            LockOptions options = locked.overridesOptions() ? locked.options(locks.lock(name).options()) : null;
+            lease = LockedExecution.acquire(locks, name, options, wait);
+        } catch (LockTimeoutException | LockStoreException notObtained) {
+            return onFailure(locked, invocation, name, wait, notObtained);
         }
-        return runHolding(invocation, lease);
+        return LockedExecution.runHolding(lease, locked.shortName(), invocation::proceed);
     }
 
-    private static Object runHolding(MethodInvocation invocation, Lease lease) throws Throwable {
-        LockContext.push(lease);
-        Object result;
-        try {
-            result = invocation.proceed();
-        } catch (Throwable failure) {
-            LockContext.pop();
-            try {
-                lease.close();
-            } catch (RuntimeException releaseFailure) {
-                failure.addSuppressed(releaseFailure);
+    private Object onFailure(LockedMethod locked, MethodInvocation invocation, String name, Duration wait,
+                             LockException cause) {
+        String what = "@Locked " + locked.shortName();
+        switch (locked.failureStrategy()) {
+            case SKIP -> {
+                LockedExecution.logFailure(what, name, wait, cause, "skipped the call",
+                        cause instanceof LockTimeoutException);
+                return locked.skippedResult();
             }
-            throw failure;
+            case HANDLER -> {
+                LockedExecution.logFailure(what, name, wait, cause,
+                        "outcome decided by the LockFailureHandler '" + locked.failureHandler() + "'", false);
+                LockFailureHandler handler = beanFactory.getBean(locked.failureHandler(), LockFailureHandler.class);
+                Object result = handler.handle(new LockFailure(name, locked.method(), invocation.getArguments(), wait,
+                        cause));
+                return checkedResult(locked, result);
+            }
+            default -> {
+                LockedExecution.logFailure(what, name, wait, cause, "threw " + cause.getClass().getSimpleName(), false);
+                throw cause;
+            }
         }
-        LockContext.pop();
-        try {
-            lease.close();
-        } catch (LockException releaseFailure) {
-            // The work is done; the lock runs out at its TTL. Failing the call now would report finished work as failed.
-            LOG.warn("lock '{}' could not be released after {} completed; it expires at its lease time",
-                    lease.lockName(), invocation.getMethod().getName(), releaseFailure);
+    }
+
+    private static Object checkedResult(LockedMethod locked, Object result) {
+        Class<?> type = locked.method().getReturnType();
+        if (type == void.class) {
+            return null;
+        }
+        if (result == null ? type.isPrimitive() : !ClassUtils.isAssignableValue(type, result)) {
+            throw new IllegalStateException("the LockFailureHandler '" + locked.failureHandler() + "' returned "
+                    + (result == null ? "null" : "a " + result.getClass().getName()) + " for " + locked.shortName()
+                    + ", which returns " + type.getName());
         }
         return result;
     }

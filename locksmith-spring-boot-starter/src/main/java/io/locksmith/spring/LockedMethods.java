@@ -6,6 +6,8 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,10 +18,20 @@ final class LockedMethods {
 
     private final Map<MethodClassKey, Optional<LockedMethod>> cache = new ConcurrentHashMap<>();
     private final UnaryOperator<String> placeholders;
+    private final LockedMethod.FailureDefaults failureDefaults;
 
-    /** @param placeholders resolves {@code ${...}} placeholders in the duration attributes */
-    LockedMethods(UnaryOperator<String> placeholders) {
+    /**
+     * @param placeholders    resolves {@code ${...}} placeholders in the duration attributes
+     * @param failureDefaults the failure strategy of methods that choose none
+     */
+    LockedMethods(UnaryOperator<String> placeholders, LockedMethod.FailureDefaults failureDefaults) {
         this.placeholders = placeholders;
+        this.failureDefaults = failureDefaults;
+    }
+
+    /** Every annotated method found so far (the proxies of all singletons have been made at startup). */
+    Collection<LockedMethod> found() {
+        return cache.values().stream().flatMap(Optional::stream).toList();
     }
 
     /**
@@ -45,6 +57,17 @@ final class LockedMethods {
         if (locked == null && specific != method) {
             locked = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
         }
-        return locked == null ? Optional.empty() : Optional.of(LockedMethod.of(specific, locked, placeholders));
+        if (locked == null && targetClass != null && guardedByTypeAnnotation(specific)) {
+            locked = AnnotatedElementUtils.findMergedAnnotation(targetClass, Locked.class);
+        }
+        return locked == null ? Optional.empty()
+                : Optional.of(LockedMethod.of(specific, locked, placeholders, failureDefaults));
+    }
+
+    /** A class-level {@code @Locked} guards the public instance methods of the bean, not those of Object. */
+    private static boolean guardedByTypeAnnotation(Method method) {
+        int modifiers = method.getModifiers();
+        return Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers) && !method.isSynthetic()
+                && method.getDeclaringClass() != Object.class;
     }
 }

@@ -1,9 +1,13 @@
 package io.locksmith.spring;
 
 import io.locksmith.LockClient;
+import io.locksmith.LockConfigurationException;
 import io.locksmith.LockListener;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -13,7 +17,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
-import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.env.Environment;
 
 import java.time.Duration;
@@ -40,6 +43,20 @@ public class LocksmithAutoConfiguration {
                 customizers.orderedStream().toList());
     }
 
+    /** Runs code under a lock without an annotation: {@code executeWithLock(name, wait, () -> ...)}. */
+    @Bean
+    @ConditionalOnMissingBean
+    public LockTemplate lockTemplate(LockClient lockClient) {
+        return new LockTemplate(lockClient);
+    }
+
+    /** With a {@link FencingTokenFloor} bean: fails the startup if the store's tokens are not above it. */
+    @Bean
+    static SmartInitializingSingleton locksmithFencingFloorCheck(ObjectProvider<LockClient> lockClient,
+                                                                 ObjectProvider<FencingTokenFloor> floors) {
+        return new FencingFloorCheck(lockClient, floors);
+    }
+
     /** The SLF4J lock event log (logger {@value LockEventLogger#LOGGER}). */
     @Bean
     @ConditionalOnMissingBean
@@ -63,8 +80,42 @@ public class LocksmithAutoConfiguration {
                                                        Environment environment, BeanFactory beanFactory) {
             int order = environment.getProperty("locksmith.annotation.order", Integer.class,
                     LockedMethodAdvisor.DEFAULT_ORDER);
-            return new LockedMethodAdvisor(client, () -> defaultWait(properties), new BeanFactoryResolver(beanFactory),
-                    environment::resolveRequiredPlaceholders, order);
+            return new LockedMethodAdvisor(client, () -> defaultWait(properties), beanFactory,
+                    environment::resolveRequiredPlaceholders, failureDefaults(environment), order);
+        }
+
+        /** Once every singleton (and so every proxy) exists: each failure handler a @Locked method names is a bean. */
+        @Bean
+        static SmartInitializingSingleton lockFailureHandlersCheck(ObjectProvider<LockedMethodAdvisor> advisor,
+                                                                   ListableBeanFactory beanFactory) {
+            return () -> advisor.ifAvailable(found -> found.methods().found().forEach(method -> {
+                String handler = method.failureHandler();
+                if (handler != null && !(beanFactory.containsBean(handler)
+                        && beanFactory.isTypeMatch(handler, LockFailureHandler.class))) {
+                    throw new LockConfigurationException("@Locked on " + method.method().getDeclaringClass().getName()
+                            + "." + method.method().getName() + ": failure handler '" + handler + "' is not a bean"
+                            + " implementing LockFailureHandler" + (beanFactory.containsBean(handler)
+                            ? " (a bean of that name exists, of type " + beanFactory.getType(handler) + ")" : "")
+                            + "; LockFailureHandler beans: "
+                            + java.util.List.of(beanFactory.getBeanNamesForType(LockFailureHandler.class)));
+                }
+            }));
+        }
+
+        // Read from the Environment, not LocksmithProperties: the advisor is created before properties are bound.
+        private static LockedMethod.FailureDefaults failureDefaults(Environment environment) {
+            Binder binder = Binder.get(environment);
+            Locked.OnFailure onFailure = binder.bind("locksmith.annotation.on-failure", Locked.OnFailure.class)
+                    .orElse(Locked.OnFailure.THROW);
+            String handler = binder.bind("locksmith.annotation.failure-handler", String.class)
+                    .map(String::strip).orElse("");
+            handler = handler.isEmpty() ? null : handler;
+            if (handler != null && onFailure != Locked.OnFailure.THROW) {
+                throw new LockConfigurationException("locksmith.annotation.on-failure (" + onFailure + ") and"
+                        + " locksmith.annotation.failure-handler (" + handler + ") are both set; choose one");
+            }
+            return new LockedMethod.FailureDefaults(onFailure == Locked.OnFailure.DEFAULT ? Locked.OnFailure.THROW
+                    : onFailure, handler);
         }
 
         private static Duration defaultWait(ObjectProvider<LocksmithProperties> properties) {

@@ -2,6 +2,7 @@ package io.locksmith.spring;
 
 import io.locksmith.LockClient;
 import io.locksmith.LockInfo;
+import io.locksmith.LockStoreException;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -31,7 +32,15 @@ public final class LocksmithHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         builder.withDetail("store", client.describe()).withDetail("clientId", client.clientId());
         long start = System.nanoTime();
-        Optional<LockInfo> probe = client.inspect(probeName);
+        Optional<LockInfo> probe;
+        try {
+            probe = client.inspect(probeName);
+        } catch (LockStoreException e) {
+            // An expected state (a store outage, a lazy start): DOWN with the message, without a stack trace in the
+            // log on every probe.
+            builder.down().withDetail("error", e.getClass().getName() + ": " + e.getMessage());
+            return;
+        }
         long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
         builder.up()
                 .withDetail("roundTripMs", micros / 1000.0)

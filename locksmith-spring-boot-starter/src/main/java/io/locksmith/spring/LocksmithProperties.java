@@ -38,11 +38,67 @@ public class LocksmithProperties {
     private String clientId;
     /** Upper bound of the backoff poll that backs up release notifications. Default 1s. */
     private Duration maxPollInterval;
+    /**
+     * What happens when the store does not answer at startup: FAIL the startup, or start LAZY (health DOWN and lock
+     * calls failing at once until the store answers; a configuration error still fails the startup).
+     */
+    private Startup startup = Startup.FAIL;
+
+    /** Values of {@code locksmith.startup}. */
+    public enum Startup {
+        /** The application does not start while the store does not answer. */
+        FAIL,
+        /** The application starts; the client connects in the background, failing lock calls until then. */
+        LAZY
+    }
+
+    public Startup getStartup() {
+        return startup;
+    }
+
+    public void setStartup(Startup startup) {
+        this.startup = startup;
+    }
 
     private final Annotation annotation = new Annotation();
     private final Metrics metrics = new Metrics();
     private final Logging logging = new Logging();
     private final Health health = new Health();
+    private final Web web = new Web();
+
+    /** How lock failures are answered in Spring MVC applications. */
+    public static class Web {
+        /** Whether lock failures reaching a controller are answered with problem details (409/503). */
+        private boolean problemDetails = true;
+        /** The status of a lock wait that timed out: 409 (the resource is busy) or 503. */
+        private int lockTimeoutStatus = 409;
+        /** The Retry-After of the 409 and 503 answers (whole seconds, rounded up). */
+        private Duration retryAfter = Duration.ofSeconds(1);
+
+        public boolean isProblemDetails() {
+            return problemDetails;
+        }
+
+        public void setProblemDetails(boolean problemDetails) {
+            this.problemDetails = problemDetails;
+        }
+
+        public int getLockTimeoutStatus() {
+            return lockTimeoutStatus;
+        }
+
+        public void setLockTimeoutStatus(int lockTimeoutStatus) {
+            this.lockTimeoutStatus = lockTimeoutStatus;
+        }
+
+        public Duration getRetryAfter() {
+            return retryAfter;
+        }
+
+        public void setRetryAfter(Duration retryAfter) {
+            this.retryAfter = retryAfter;
+        }
+    }
 
     /** Settings of the {@link Locked @Locked} annotation. */
     public static class Annotation {
@@ -55,6 +111,33 @@ public class LocksmithProperties {
          * so the transaction commits before the lock is released.
          */
         private int order = LockedMethodAdvisor.DEFAULT_ORDER;
+        /**
+         * What a @Locked method that sets neither onFailure nor failureHandler does when its lock is not obtained
+         * (busy for the whole wait, or a store error): THROW the LockTimeoutException or LockStoreException, or
+         * SKIP the method (return null or an empty Optional).
+         */
+        private Locked.OnFailure onFailure = Locked.OnFailure.THROW;
+        /**
+         * The name of a LockFailureHandler bean deciding the outcome of every @Locked call whose lock was not
+         * obtained, for methods that choose no strategy of their own. Not together with on-failure.
+         */
+        private String failureHandler;
+
+        public Locked.OnFailure getOnFailure() {
+            return onFailure;
+        }
+
+        public void setOnFailure(Locked.OnFailure onFailure) {
+            this.onFailure = onFailure;
+        }
+
+        public String getFailureHandler() {
+            return failureHandler;
+        }
+
+        public void setFailureHandler(String failureHandler) {
+            this.failureHandler = failureHandler;
+        }
 
         public boolean isEnabled() {
             return enabled;
@@ -221,5 +304,9 @@ public class LocksmithProperties {
 
     public Health getHealth() {
         return health;
+    }
+
+    public Web getWeb() {
+        return web;
     }
 }

@@ -60,13 +60,13 @@ class LockedAnnotationTest {
             return new long[] {outer, inner, LockContext.currentFencingToken()};
         }
 
-        @Locked(name = "'report:' + #day", waitTime = "0s", onTimeout = Locked.OnTimeout.SKIP)
+        @Locked(name = "'report:' + #day", waitTime = "0s", onFailure = Locked.OnFailure.SKIP)
         public Optional<String> report(String day) {
             runs.incrementAndGet();
             return Optional.of("report " + day);
         }
 
-        @Locked(name = "'job:' + #root.method.name", waitTime = "0s", onTimeout = Locked.OnTimeout.SKIP)
+        @Locked(name = "'job:' + #root.method.name", waitTime = "0s", onFailure = Locked.OnFailure.SKIP)
         public void nightlyJob() {
             runs.incrementAndGet();
         }
@@ -76,8 +76,18 @@ class LockedAnnotationTest {
             throw new IllegalStateException("boom");
         }
 
-        @Locked(name = "#missing")
-        public void nullName(String present) {
+        @Locked(name = "'stock:' + #sku")
+        public String deduct(String sku) {
+            return LockContext.currentLease().lockName();
+        }
+
+        @Locked(name = "'stock:' + (#sku ?: 'all')")
+        public String deductAll(String sku) {
+            return LockContext.currentLease().lockName();
+        }
+
+        @Locked(name = "#root.args[0]")
+        public void rawName(String name) {
         }
     }
 
@@ -181,10 +191,20 @@ class LockedAnnotationTest {
     }
 
     @Test
-    void nameEvaluatingToNullIsAClearError() {
-        runner.run(context -> assertThatThrownBy(() -> context.getBean(OrderService.class).nullName("x"))
-                .isInstanceOf(LockConfigurationException.class).hasMessageContaining("nullName")
-                .hasMessageContaining("#missing"));
+    void nullParameterInTheNameIsAnErrorNeverALockOnNull() {
+        runner.run(context -> {
+            OrderService service = context.getBean(OrderService.class);
+            assertThatThrownBy(() -> service.deduct(null)).isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("OrderService.deduct").hasMessageContaining("#sku, which is null");
+            assertThat(service.deduct("A-1")).isEqualTo("stock:A-1");
+            // An expression that says what null means is the author's choice.
+            assertThat(service.deductAll(null)).isEqualTo("stock:all");
+            assertThatThrownBy(() -> service.rawName(null)).isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("rawName").hasMessageContaining("gave null");
+            assertThatThrownBy(() -> service.rawName(" ")).isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("gave a blank name");
+            assertThat(context.getBean(LockClient.class).heldCount()).isZero();
+        });
     }
 
     @Test

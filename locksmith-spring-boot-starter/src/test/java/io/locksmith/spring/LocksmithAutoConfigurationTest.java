@@ -197,6 +197,18 @@ class LocksmithAutoConfigurationTest {
         java.util.List<String> properties = com.jayway.jsonpath.JsonPath.read(metadata, "$.properties[*].name");
         assertThat(properties).contains("locksmith.uri", "locksmith.lease", "locksmith.max-hold", "locksmith.renew",
                 "locksmith.on-loss", "locksmith.annotation.default-wait", "locksmith.metrics.max-name-groups");
+        for (String[] expected : new String[][] {{"locksmith.lease", "30s"}, {"locksmith.renew", "true"},
+                {"locksmith.max-hold", "10m"}, {"locksmith.on-loss", "notify"}, {"locksmith.max-poll-interval", "1s"},
+                {"locksmith.annotation.order", "2147482647"}, {"locksmith.annotation.default-wait", "3s"},
+                {"locksmith.startup", "fail"}, {"locksmith.annotation.on-failure", "throw"},
+                {"locksmith.web.lock-timeout-status", "409"}}) {
+            java.util.List<Object> defaults = com.jayway.jsonpath.JsonPath.read(metadata,
+                    "$.properties[?(@.name == '" + expected[0] + "')].defaultValue");
+            assertThat(defaults).as("default of %s shown by IDEs", expected[0]).singleElement()
+                    .satisfies(value -> assertThat(value.toString().toLowerCase(java.util.Locale.ROOT))
+                            .isEqualTo(expected[1]));
+        }
+        assertThat(LockedMethodAdvisor.DEFAULT_ORDER).isEqualTo(2147482647);
         java.util.List<String> uriHints = com.jayway.jsonpath.JsonPath.read(metadata,
                 "$.hints[?(@.name == 'locksmith.uri')].values[*].value");
         assertThat(uriHints).contains("mem://", "redis://127.0.0.1:6379", "etcd://127.0.0.1:2379");

@@ -1,14 +1,13 @@
 package io.locksmith.example;
 
-import io.locksmith.LockTimeoutException;
-import org.springframework.http.HttpStatus;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code POST /orders/{id}/ship}. */
+/**
+ * {@code POST /orders/{id}/ship}. A busy order answers 409 with {@code Retry-After} and a store outage 503, as
+ * problem details: the starter maps the lock exceptions, so the controller has no handler of its own.
+ */
 @RestController
 public class OrderController {
 
@@ -21,12 +20,5 @@ public class OrderController {
     @PostMapping("/orders/{orderId}/ship")
     public OrderService.Shipment ship(@PathVariable long orderId) {
         return orders.ship(orderId);
-    }
-
-    /** A busy order is a conflict the caller may retry, not a server error. */
-    @ExceptionHandler(LockTimeoutException.class)
-    @ResponseStatus(HttpStatus.CONFLICT)
-    public String busy(LockTimeoutException e) {
-        return e.getMessage();
     }
 }

@@ -79,21 +79,36 @@ final class OrderApplicationScenario {
         assertThat(ledger.shipments() - before).isEqualTo(8);
     }
 
-    /** Another instance holds the order for longer than the wait: 409 naming the lock. */
+    /** Another instance holds the order for longer than the wait: a 409 problem with Retry-After. */
     private static void busyOrderIsAConflict(String base, LockClient client) throws Exception {
         String uri = client.describe().split(" ")[0];
         try (LockClient otherInstance = LockClient.open(uri);
              Lease held = otherInstance.lock("order:3003").acquire(Duration.ofSeconds(1))) {
-            assertThat(post(base + "/orders/3003/ship", 409)).contains("order:3003");
+            HttpResponse<String> busy = send(base + "/orders/3003/ship", 409);
+            assertThat(busy.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(busy.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    type -> assertThat(type).startsWith("application/problem+json"));
+            assertThat(busy.body()).contains("\"status\":409").contains("\"title\":\"Resource busy\"");
         }
     }
 
-    private static String post(String url, int expectedStatus) throws IOException, InterruptedException {
+    static String post(String url, int expectedStatus) throws IOException, InterruptedException {
+        return send(url, expectedStatus).body();
+    }
+
+    /** POSTs to {@code url} and checks the status. */
+    static HttpResponse<String> send(String url, int expectedStatus) throws IOException, InterruptedException {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url))
                 .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(20)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("POST %s: %s", url, response.body()).isEqualTo(expectedStatus);
-        return response.body();
+        return response;
+    }
+
+    /** GETs {@code url} whatever its status. */
+    static HttpResponse<String> getResponse(String url) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static String get(String url) throws IOException, InterruptedException {

@@ -1,0 +1,118 @@
+package io.locksmith.spring;
+
+import io.locksmith.DistributedLock;
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import io.locksmith.LockException;
+import io.locksmith.LockOptions;
+import io.locksmith.LockStoreException;
+import io.locksmith.LockTimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+
+/**
+ * Acquiring, running under and releasing a lock for {@link Locked @Locked} methods and {@link LockTemplate}: the one
+ * place that sets {@link LockContext}, releases, and writes the single log line of a lock that was not obtained.
+ */
+final class LockedExecution {
+
+    /** The logger of failed {@code @Locked} and template calls: one WARN line each, the stack trace at DEBUG. */
+    static final Logger LOG = LoggerFactory.getLogger("io.locksmith.spring.Locked");
+
+    /**
+     * Set while a call acquires, so that {@link LockEventLogger} leaves an acquire failure to the caller's single
+     * log line instead of writing a second one with a stack trace.
+     */
+    private static final ThreadLocal<Boolean> CALLER_REPORTS_FAILURE = new ThreadLocal<>();
+
+    /** Work done under a lock. */
+    @FunctionalInterface
+    interface Body {
+        Object run() throws Throwable;
+    }
+
+    private LockedExecution() {
+    }
+
+    /**
+     * Acquires {@code name}, waiting at most {@code wait}.
+     *
+     * @param options the lock's options, or null for the client's defaults
+     * @throws LockTimeoutException if the lock stayed busy
+     * @throws LockStoreException   if the store failed or is not reachable
+     */
+    static Lease acquire(LockClient client, String name, LockOptions options, Duration wait) {
+        CALLER_REPORTS_FAILURE.set(Boolean.TRUE);
+        try {
+            DistributedLock lock = options == null ? client.lock(name) : client.lock(name, options);
+            return lock.acquire(wait);
+        } finally {
+            CALLER_REPORTS_FAILURE.remove();
+        }
+    }
+
+    /** Whether the acquire running on this thread is reported by its caller (see {@link #CALLER_REPORTS_FAILURE}). */
+    static boolean callerReportsFailure() {
+        return CALLER_REPORTS_FAILURE.get() != null;
+    }
+
+    /**
+     * Runs {@code body} with {@code lease} as {@link LockContext#currentLease()}, then releases it. A release failure
+     * after the body returned is logged (the lock runs out at its lease time) rather than failing finished work;
+     * after the body threw it is added to that exception as suppressed.
+     */
+    static Object runHolding(Lease lease, String what, Body body) throws Throwable {
+        LockContext.push(lease);
+        Object result;
+        try {
+            result = body.run();
+        } catch (Throwable failure) {
+            LockContext.pop();
+            try {
+                lease.close();
+            } catch (RuntimeException releaseFailure) {
+                failure.addSuppressed(releaseFailure);
+            }
+            throw failure;
+        }
+        LockContext.pop();
+        try {
+            lease.close();
+        } catch (LockException releaseFailure) {
+            LOG.warn("lock '{}' could not be released after {} completed; it expires at its lease time",
+                    lease.lockName(), what, releaseFailure);
+        }
+        return result;
+    }
+
+    /**
+     * Writes the one line of a call whose lock was not obtained: WARN with the lock, the wait and the cause (its
+     * stack trace only at DEBUG), or DEBUG for {@code quiet} outcomes (a busy lock the caller chose to skip).
+     */
+    static void logFailure(String what, String lockName, Duration wait, LockException cause, String outcome,
+                           boolean quiet) {
+        String reason = cause instanceof LockTimeoutException ? "busy for the whole wait"
+                : "store error: " + cause.getMessage() + causeText(cause);
+        if (quiet || !LOG.isWarnEnabled()) {
+            LOG.debug("{}: lock '{}' not obtained within {}, {}; {}", what, lockName, wait, reason, outcome);
+        } else if (LOG.isDebugEnabled()) {
+            LOG.warn("{}: lock '{}' not obtained within {}, {}; {}", what, lockName, wait, reason, outcome, cause);
+        } else {
+            LOG.warn("{}: lock '{}' not obtained within {}, {}; {} (stack trace at DEBUG)", what, lockName, wait,
+                    reason, outcome);
+        }
+    }
+
+    private static String causeText(Throwable e) {
+        Throwable root = e.getCause();
+        if (root == null) {
+            return "";
+        }
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return " (" + root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")";
+    }
+}
