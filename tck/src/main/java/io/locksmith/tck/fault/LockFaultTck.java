@@ -668,11 +668,11 @@ public abstract class LockFaultTck {
             holderWrites.join();
             // For the record (docs quote these): how the store behaved, from the cut.
             System.out.printf("R9.9 %s: from the start of the cut (set up in %d ms), the minority holder was"
-                            + " %s, last believed it held at +%d ms; the majority granted at +%d ms%n",
+                            + " %s, last believed it held at +%d ms; the majority granted at +%d ms; %s%n",
                     getClass().getSimpleName(), TimeUnit.NANOSECONDS.toMillis(isolatedAt - cutAt),
                     told ? "told at +" + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt) + " ms" : "never told",
                     TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart.get() - cutAt),
-                    TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt));
+                    TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt), register);
             if (granted.isPresent()) {
                 assertTrue(lastHeldCallStart.get() - grantedAt < 0, "the holder on the isolated member still believed"
                         + " it held lock '" + name + "' " + TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart.get() - grantedAt)
@@ -690,10 +690,6 @@ public abstract class LockFaultTck {
                 granted.get().close();
             }
             assertEquals(0, register.staleWritesAccepted(), register::toString);
-            System.out.println("R9.9 on " + getClass().getSimpleName() + ": holder told "
-                    + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt) + " ms after the cut, majority granted "
-                    + (granted.isPresent() ? TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt) + " ms" : "never")
-                    + ", holder writes accepted " + holderWritesAccepted.get() + ", " + register);
 
             healMinorityMember();
             healed = true;
