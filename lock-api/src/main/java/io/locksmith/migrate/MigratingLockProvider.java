@@ -268,6 +268,25 @@ final class MigratingLockProvider implements LockProvider {
         return result;
     }
 
+    /** In the dual phase both stores are asked one after the other. */
+    @Override
+    public Duration commandTimeout() {
+        return switch (phase) {
+            case FROM -> from.commandTimeout();
+            case TO -> to.commandTimeout();
+            case DUAL -> from.commandTimeout().plus(to.commandTimeout());
+        };
+    }
+
+    @Override
+    public Duration minimumTtl() {
+        return switch (phase) {
+            case FROM -> from.minimumTtl();
+            case TO -> to.minimumTtl();
+            case DUAL -> max(from.minimumTtl(), to.minimumTtl());
+        };
+    }
+
     @Override
     public Duration effectiveTtl(Duration requested) {
         return switch (phase) {
