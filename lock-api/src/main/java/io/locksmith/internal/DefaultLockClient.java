@@ -111,12 +111,22 @@ final class DefaultLockClient implements LockClient {
         }
         // The provider reports losses to the client, which does not exist yet: go through a holder.
         LossRelay relay = new LossRelay();
-        LockProvider provider = factory.create(uri, new ProviderContext(builder.clientId, relay));
+        LockProvider provider;
         try {
-            Set<String> unread = uri.unreadParameters();
-            if (!unread.isEmpty()) {
-                throw new LockConfigurationException("unknown parameter" + (unread.size() > 1 ? "s " : " ") + unread
-                        + " in '" + uri + "'; known: " + uri.readParameters());
+            provider = factory.create(uri, new ProviderContext(builder.clientId, relay));
+        } catch (RuntimeException e) {
+            // A provider reads its settings before it connects: a typo must be named as such, not reported as the
+            // store being unreachable.
+            if (!uri.unreadParameters().isEmpty()) {
+                LockConfigurationException typo = unknownParameters(uri);
+                typo.addSuppressed(e);
+                throw typo;
+            }
+            throw e;
+        }
+        try {
+            if (!uri.unreadParameters().isEmpty()) {
+                throw unknownParameters(uri);
             }
             LockOptions defaults = builder.defaultLockOptions != null ? builder.defaultLockOptions : fromUri;
             DefaultLockClient client = new DefaultLockClient(builder, provider, defaults, uri.scheme());
@@ -133,6 +143,12 @@ final class DefaultLockClient implements LockClient {
             closeQuietly(provider, e);
             throw e;
         }
+    }
+
+    private static LockConfigurationException unknownParameters(LockUri uri) {
+        Set<String> unread = uri.unreadParameters();
+        return new LockConfigurationException("unknown parameter" + (unread.size() > 1 ? "s " : " ") + unread
+                + " in '" + uri + "'; known: " + uri.readParameters());
     }
 
     private static LockOptions lockOptionsFrom(LockUri uri) {
