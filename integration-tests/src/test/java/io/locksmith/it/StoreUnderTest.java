@@ -119,13 +119,13 @@ final class StoreUnderTest implements AutoCloseable {
 
     private SortedSet<String> zNodes() throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper("127.0.0.1:" + server.port(), 10_000, event -> {
+        ZooKeeper zk = new ZooKeeper("127.0.0.1:" + server.port(), 30_000, event -> {
             if (event.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();
             }
         });
         try {
-            if (!connected.await(10, TimeUnit.SECONDS)) {
+            if (!connected.await(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("no connection to " + server);
             }
             SortedSet<String> nodes = new TreeSet<>();
