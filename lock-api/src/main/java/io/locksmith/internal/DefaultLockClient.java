@@ -117,7 +117,7 @@ final class DefaultLockClient implements LockClient {
         } catch (RuntimeException e) {
             // A provider reads its settings before it connects: a typo must be named as such, not reported as the
             // store being unreachable.
-            if (!uri.unreadParameters().isEmpty()) {
+            if (!(e instanceof LockConfigurationException) && !uri.unreadParameters().isEmpty()) {
                 LockConfigurationException typo = unknownParameters(uri);
                 typo.addSuppressed(e);
                 throw typo;
