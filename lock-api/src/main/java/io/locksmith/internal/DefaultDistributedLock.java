@@ -32,7 +32,7 @@ final class DefaultDistributedLock implements DistributedLock {
     /** How long a clean-up after a failed or ended wait may add to the caller's bound; then it goes on alone. */
     static final long CLEANUP_GRACE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
     /** The least time given to one store call of a bounded wait. */
-    private static final long MIN_CALL_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MIN_CALL_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
 
     private final DefaultLockClient client;
     private final String name;
@@ -123,22 +123,31 @@ final class DefaultDistributedLock implements DistributedLock {
             int lateGrants = 0;
             while (true) {
                 long sentAt = System.nanoTime();
-                Optional<Grant> grant;
+                long bound = callBound(willWait, remaining.applyAsLong(sentAt));
+                Optional<Grant> grant = Optional.empty();
                 try {
-                    grant = tryOnce(provider, owner, willWait, start, callBound(willWait, remaining.applyAsLong(sentAt)));
+                    grant = tryOnce(provider, owner, willWait, start, bound);
                     lastStoreError = null;
                 } catch (LockStoreException e) {
-                    // R7.7: a bounded wait rides out a store that fails for a while (a failover); the time bound is
-                    // the contract. tryAcquire() fails fast.
-                    if (!willWait || remaining.applyAsLong(System.nanoTime()) <= 0) {
-                        throw e;
+                    boolean cutByTheWait = bound < client.commandTimeoutNanos
+                            && e.getCause() instanceof java.util.concurrent.TimeoutException;
+                    if (cutByTheWait) {
+                        // Cut short by the end of the caller's wait, not failed by the store: the lock was not
+                        // obtained in time (a late grant is released). A store error seen before still counts.
+                        LOG.debug("the last acquire attempt of lock '{}' was cut short by the end of the wait", name);
+                    } else {
+                        // R7.7: a bounded wait rides out a store that fails for a while (a failover); the time bound is
+                        // the contract. tryAcquire() fails fast.
+                        if (!willWait || remaining.applyAsLong(System.nanoTime()) <= 0) {
+                            throw e;
+                        }
+                        lastStoreError = e;
+                        LOG.debug("acquire of lock '{}' failed with a store error; retrying within the wait", name, e);
+                        troubleBackoff = troubleBackoff == null ? new Backoff(false, client.maxPollNanos) : troubleBackoff;
+                        sleepUntilRetry(troubleBackoff, remaining.applyAsLong(System.nanoTime()));
+                        client.ensureOpen();
+                        continue;
                     }
-                    lastStoreError = e;
-                    LOG.debug("acquire of lock '{}' failed with a store error; retrying within the wait", name, e);
-                    troubleBackoff = troubleBackoff == null ? new Backoff(false, client.maxPollNanos) : troubleBackoff;
-                    sleepUntilRetry(troubleBackoff, remaining.applyAsLong(System.nanoTime()));
-                    client.ensureOpen();
-                    continue;
                 }
                 long now = System.nanoTime();
                 if (grant.isPresent()) {
