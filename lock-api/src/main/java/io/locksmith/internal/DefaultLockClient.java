@@ -205,6 +205,13 @@ final class DefaultLockClient implements LockClient {
     }
 
     private Duration checkTtl(Duration requested, String name) {
+        Duration effective;
+        try {
+            // The store's own refusal first: its message says what the store can do (etcd: whole seconds).
+            effective = provider.effectiveTtl(requested);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException((name == null ? "" : "lock '" + name + "': ") + e.getMessage(), e);
+        }
         Duration minimum = provider.minimumTtl();
         if (requested.compareTo(minimum) < 0) {
             throw new IllegalArgumentException((name == null ? "" : "lock '" + name + "': ") + "a lease time of "
@@ -212,11 +219,7 @@ final class DefaultLockClient implements LockClient {
                     + " (the acquire's round trips plus the drift allowance would use it all up); ask for at least "
                     + minimum);
         }
-        try {
-            return provider.effectiveTtl(requested);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException((name == null ? "" : "lock '" + name + "': ") + e.getMessage(), e);
-        }
+        return effective;
     }
 
     @Override
@@ -236,13 +239,31 @@ final class DefaultLockClient implements LockClient {
         }
     }
 
-    /** Releases {@code grant} in the store, waiting at most the command time-out. */
+    /**
+     * Releases {@code grant} in the store, waiting at most the command time-out. An interrupt does not stop it: a
+     * release is the clean-up an interrupted holder must still do (its flag is kept for the caller).
+     */
     boolean releaseWithin(Grant grant) {
+        boolean interrupted = Thread.interrupted();
+        long deadline = System.nanoTime() + commandTimeoutNanos;
         try {
-            return storeCalls.call(grant.name(), "release", () -> provider.release(grant), commandTimeoutNanos, null);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new io.locksmith.LockInterruptedException(grant.name(), e);
+            while (true) {
+                try {
+                    return storeCalls.call(grant.name(), "release", () -> provider.release(grant),
+                            Math.max(0, deadline - System.nanoTime()), null);
+                } catch (InterruptedException e) {
+                    // Interrupted while waiting: the call was interrupted too; ask again within what is left.
+                    interrupted = true;
+                    if (deadline - System.nanoTime() <= 0) {
+                        throw new io.locksmith.LockStoreException(grant.name(), provider.describe()
+                                + " did not answer release within the command time-out", e);
+                    }
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
