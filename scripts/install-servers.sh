@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Installs the real servers the backend tests start: redis-server/redis-sentinel and etcd (Debian
-# packages). ZooKeeper needs nothing: the tests run it in-JVM from its Maven artifact.
-# Does nothing when they are already there. Needs root (or sudo) for apt-get.
+# Installs what the tests run as real processes, from the Debian package that provides each missing binary:
+#   redis-server  (package redis-server; Sentinel runs as "redis-server --sentinel", so the separate
+#                  redis-sentinel package is not needed)
+#   etcd          (package etcd-server)
+#   iptables      (package iptables; the fault kit's LoopbackFirewall partitions loopback ports with it)
+# ZooKeeper needs nothing: the tests run it from its Maven artifact.
+# Does nothing, needing neither root nor the network, when every binary is there.
 set -euo pipefail
 
 missing=()
-command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
-command -v redis-sentinel >/dev/null 2>&1 || missing+=(redis-server)
-command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || missing+=(etcd-server)
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
+have redis-server || missing+=(redis-server)
+have etcd || missing+=(etcd-server)
+have iptables || missing+=(iptables)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-servers: redis-server, redis-sentinel and etcd are installed"
+  echo "install-servers: redis-server, etcd and iptables are installed"
   exit 0
 fi
 

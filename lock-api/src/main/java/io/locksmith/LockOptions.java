@@ -18,6 +18,10 @@ import java.util.Optional;
  * }</pre>
  *
  * <p>Defaults: a 30 s renewing lease, a maximum hold of 10 minutes, {@link LossAction#NOTIFY}.
+ *
+ * <p>Limits: a lease time of at most {@link #MAX_LEASE_TIME} (one day) and a maximum hold of at most
+ * {@link #MAX_HOLD} (30 days). A longer lease is, in practice, a lock that outlives a crashed holder forever;
+ * a store also states the shortest lease it can honour, which the client checks when the lock is made.
  */
 public final class LockOptions {
 
@@ -25,6 +29,10 @@ public final class LockOptions {
     public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
     /** Maximum hold time used when none is configured. */
     public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(10);
+    /** The longest lease time accepted: one day. */
+    public static final Duration MAX_LEASE_TIME = Duration.ofDays(1);
+    /** The longest maximum hold accepted: 30 days. For a lock renewed without end, see {@link Builder#unboundedHold()}. */
+    public static final Duration MAX_HOLD = Duration.ofDays(30);
 
     private static final LockOptions DEFAULTS = builder().build();
 
@@ -111,10 +119,10 @@ public final class LockOptions {
          * Sets the lease time: how long the store keeps the lock after the last acquire or renewal.
          *
          * @throws NullPointerException     if {@code leaseTime} is null
-         * @throws IllegalArgumentException if {@code leaseTime} is zero or negative
+         * @throws IllegalArgumentException if {@code leaseTime} is zero, negative, or longer than {@link #MAX_LEASE_TIME}
          */
         public Builder leaseTime(Duration leaseTime) {
-            this.leaseTime = requirePositive(leaseTime, "leaseTime");
+            this.leaseTime = requireWithin(leaseTime, "leaseTime", MAX_LEASE_TIME);
             return this;
         }
 
@@ -134,10 +142,10 @@ public final class LockOptions {
          * Sets the maximum hold: after this long, renewal stops and the lease runs out.
          *
          * @throws NullPointerException     if {@code maxHold} is null
-         * @throws IllegalArgumentException if {@code maxHold} is zero or negative
+         * @throws IllegalArgumentException if {@code maxHold} is zero, negative, or longer than {@link #MAX_HOLD}
          */
         public Builder maxHold(Duration maxHold) {
-            this.maxHold = requirePositive(maxHold, "maxHold");
+            this.maxHold = requireWithin(maxHold, "maxHold", MAX_HOLD);
             return this;
         }
 
@@ -170,10 +178,14 @@ public final class LockOptions {
             return new LockOptions(this);
         }
 
-        private static Duration requirePositive(Duration value, String what) {
+        private static Duration requireWithin(Duration value, String what, Duration max) {
             Objects.requireNonNull(value, what + " cannot be null");
             if (value.isZero() || value.isNegative()) {
                 throw new IllegalArgumentException(what + " must be positive, was " + value);
+            }
+            if (value.compareTo(max) > 0) {
+                throw new IllegalArgumentException(what + " must be at most " + max + ", was " + value
+                        + " (a lock must free itself within a bounded time after its holder dies)");
             }
             return value;
         }

@@ -389,6 +389,18 @@ final class EtcdLockProvider implements LockProvider {
      * etcd leases have whole-second TTLs and a server minimum: a TTL is rounded up to whole seconds, and
      * refused below one second or below the minimum this server grants.
      */
+    /** The least TTL this etcd server grants (1.5 election timeouts, whole seconds), learnt when the client opened. */
+    @Override
+    public Duration minimumTtl() {
+        return Duration.ofSeconds(minimumTtlSeconds);
+    }
+
+    /** The URI's {@code timeout} (default 5 s). */
+    @Override
+    public Duration commandTimeout() {
+        return settings.timeout();
+    }
+
     @Override
     public Duration effectiveTtl(Duration requested) {
         long minimum = minimumTtlSeconds;

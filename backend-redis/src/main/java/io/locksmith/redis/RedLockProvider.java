@@ -54,7 +54,10 @@ final class RedLockProvider implements LockProvider {
     private final String description;
     private final ExecutorService executor;
 
-    RedLockProvider(List<LockNode> nodes, String description) {
+    private final Duration commandTimeout;
+
+    RedLockProvider(List<LockNode> nodes, String description, Duration commandTimeout) {
+        this.commandTimeout = commandTimeout;
         // One order for every client that names the same servers: see attemptInOrder.
         List<LockNode> ordered = new ArrayList<>(nodes);
         ordered.sort(java.util.Comparator.comparing(LockNode::describe));
@@ -357,6 +360,12 @@ final class RedLockProvider implements LockProvider {
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW);
+    }
+
+    /** The URI's {@code timeout} once per master: an acquire asks them one after the other. */
+    @Override
+    public Duration commandTimeout() {
+        return commandTimeout;
     }
 
     @Override

@@ -28,10 +28,18 @@ final class RedisLockProvider implements LockProvider {
 
     private final LockNode node;
     private final String description;
+    private final Duration commandTimeout;
 
-    RedisLockProvider(LockNode node, String description) {
+    RedisLockProvider(LockNode node, String description, Duration commandTimeout) {
         this.node = node;
         this.description = description;
+        this.commandTimeout = commandTimeout;
+    }
+
+    /** The URI's {@code timeout}, plus the {@code WAIT} time-out when replicas must acknowledge. */
+    @Override
+    public Duration commandTimeout() {
+        return commandTimeout;
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.ProviderContext;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -30,6 +31,8 @@ import java.util.Set;
  */
 public final class RedisLockProviderFactory implements LockProviderFactory {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RedisLockProviderFactory.class);
+
     @Override
     public Set<String> schemes() {
         return Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock");
@@ -43,10 +46,12 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
         }
         String description = settings.describe();
         return switch (settings.deployment()) {
-            case SINGLE -> single(open(settings, settings.hosts().get(0), description), settings.replicaAck(), description);
+            case SINGLE -> single(open(settings, settings.hosts().get(0), description), settings.replicaAck(), description,
+                    settings.commandTimeout());
             case SENTINEL -> single(settings.transport() == RedisSettings.Transport.JEDIS
                     ? JedisTransports.sentinel(settings, description)
-                    : RedissonTransports.sentinel(settings, description), settings.replicaAck(), description);
+                    : RedissonTransports.sentinel(settings, description), settings.replicaAck(), description,
+                    settings.commandTimeout());
             case REDLOCK -> redlock(settings, description);
         };
     }
@@ -59,9 +64,14 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
 
     /** A provider on one primary, pinged before it is handed out. */
     static LockProvider single(RedisCommands commands, ReplicaAck ack, String description) {
+        return single(commands, ack, description, RedisSettings.DEFAULT_TIMEOUT);
+    }
+
+    /** A provider on one primary whose commands time out after {@code commandTimeout}, pinged before it is handed out. */
+    static LockProvider single(RedisCommands commands, ReplicaAck ack, String description, Duration commandTimeout) {
         LockNode node = new LockNode(commands, ack);
         pingOrClose(List.of(node));
-        return new RedisLockProvider(node, description);
+        return new RedisLockProvider(node, description, commandTimeout);
     }
 
     private static LockProvider redlock(RedisSettings settings, String description) {
@@ -74,16 +84,48 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
             closeAll(nodes, e);
             throw e;
         }
-        return redlock(nodes, description);
+        return redlock(nodes, description, settings.commandTimeout());
+    }
+
+    static LockProvider redlock(List<LockNode> nodes, String description) {
+        return redlock(nodes, description, RedisSettings.DEFAULT_TIMEOUT);
     }
 
     /**
-     * A RedLock provider over {@code nodes}. Every node must answer at creation: starting with a node down
-     * would hide a misconfiguration (a wrong port) until a second node fails.
+     * A RedLock provider over {@code nodes}. A quorum of nodes must answer at creation, as a running client needs
+     * a quorum for every acquire; a node that does not answer is named in a warning, and is used again as soon
+     * as it answers (every command opens a connection when it has none). No quorum is an error naming the nodes.
      */
-    static LockProvider redlock(List<LockNode> nodes, String description) {
-        pingOrClose(nodes);
-        return new RedLockProvider(nodes, description);
+    static LockProvider redlock(List<LockNode> nodes, String description, Duration commandTimeout) {
+        int quorum = nodes.size() / 2 + 1;
+        List<String> down = new ArrayList<>();
+        LockStoreException firstFailure = null;
+        for (LockNode node : nodes) {
+            try {
+                node.ping();
+            } catch (RuntimeException e) {
+                down.add(node.describe());
+                if (firstFailure == null) {
+                    firstFailure = e instanceof LockStoreException store ? store
+                            : new LockStoreException(node.describe() + " did not answer PING", e);
+                } else {
+                    firstFailure.addSuppressed(e);
+                }
+            }
+        }
+        if (nodes.size() - down.size() < quorum) {
+            LockStoreException noQuorum = new LockStoreException(description + ": only " + (nodes.size() - down.size())
+                    + " of " + nodes.size() + " masters answer, a quorum is " + quorum + "; not answering: " + down,
+                    firstFailure);
+            closeAll(nodes, noQuorum);
+            throw noQuorum;
+        }
+        if (!down.isEmpty()) {
+            LOG.warn("{}: opened with {} of {} masters; not answering now: {} (used again as soon as they answer)",
+                    description, nodes.size() - down.size(), nodes.size(), down);
+        }
+        // The nodes are asked one after the other (see RedLockProvider.attemptInOrder): a bound for all of them.
+        return new RedLockProvider(nodes, description, commandTimeout.multipliedBy(nodes.size()));
     }
 
     private static void pingOrClose(List<LockNode> nodes) {

@@ -59,6 +59,36 @@ class RedLockFaultTest {
     }
 
     @Test
+    void aClientOpensWithAReachableQuorumAndUsesTheMissingMasterOnceItIsBack(TestInfo info) {
+        String name = RedisLockContract.unique(info);
+        servers.get(0).process().kill();
+        try (LockClient locks = LockClient.open(uri())) {
+            try (Lease lease = locks.lock(name).acquire(Duration.ofSeconds(2))) {
+                assertTrue(lease.isHeld());
+            }
+            // The missing master comes back on its port; with another master down, the quorum needs it.
+            servers.get(0).process().restart();
+            servers.get(1).process().kill();
+            try (Lease lease = locks.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertTrue(lease.isHeld());
+                try (Jedis back = servers.get(0).jedis()) {
+                    assertTrue(back.exists(RedisLockKeys.lockKey(name)), "the master that came back was not used");
+                }
+            }
+        }
+    }
+
+    @Test
+    void withoutAReachableQuorumOpeningIsAStoreErrorNamingTheMissingMasters() {
+        servers.get(0).process().kill();
+        servers.get(1).process().kill();
+        LockStoreException e = assertThrows(LockStoreException.class, () -> LockClient.open(uri()).close());
+        assertTrue(e.getMessage().contains("only 1 of 3 masters answer"), e.getMessage());
+        assertTrue(e.getMessage().contains(servers.get(0).address()) && e.getMessage().contains(servers.get(1).address()),
+                e.getMessage());
+    }
+
+    @Test
     void tokensIncreaseAcrossDifferentMajorities(TestInfo info) {
         String name = RedisLockContract.unique(info);
         try (LockClient locks = LockClient.open(uri())) {

@@ -799,6 +799,15 @@ final class ZooKeeperLockProvider implements LockProvider {
         return Optional.of(registry);
     }
 
+    /**
+     * The URI's {@code connectionTimeout} (default 5 s), which Curator applies per operation; its retries could
+     * stretch one call well beyond it while the server is gone, so the client stops waiting after this.
+     */
+    @Override
+    public Duration commandTimeout() {
+        return settings.connectionTimeout();
+    }
+
     @Override
     public String describe() {
         return settings.describe();

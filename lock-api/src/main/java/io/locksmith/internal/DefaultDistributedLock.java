@@ -28,6 +28,12 @@ final class DefaultDistributedLock implements DistributedLock {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultDistributedLock.class);
     private static final long FOREVER = -1;
+    /** Grants that came too late to use, in a row, before the acquire gives up saying the lease is too short. */
+    private static final int MAX_LATE_GRANTS = 3;
+    /** How long a clean-up after a failed or ended wait may add to the caller's bound; then it goes on alone. */
+    static final long CLEANUP_GRACE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
+    /** The least time given to one store call of a bounded wait. */
+    private static final long MIN_CALL_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
 
     private final DefaultLockClient client;
     private final String name;
@@ -101,6 +107,9 @@ final class DefaultDistributedLock implements DistributedLock {
         LockProvider provider = client.provider();
         Owner owner = client.newOwner();
         long start = System.nanoTime();
+        // Time left of the wait, without overflow for any bound: Long.MAX_VALUE when unbounded.
+        java.util.function.LongUnaryOperator remaining = now -> maxWaitNanos == FOREVER ? Long.MAX_VALUE
+                : maxWaitNanos - (now - start);
         // Joined only once the lock proved taken, so an uncontended acquire costs one store request and no
         // subscription; the attempt right after joining catches a release made before the subscription existed.
         WaitQueues.Waiter waiter = null;
@@ -108,25 +117,78 @@ final class DefaultDistributedLock implements DistributedLock {
         client.acquiring(owner);
         try {
             Backoff backoff = new Backoff(client.waitQueues.isNotifying(), client.maxPollNanos);
+            // Store errors and late grants back off from their own sequence: a release notification must not wake
+            // a retry against a failing or slow store at once.
+            Backoff troubleBackoff = null;
+            LockException lastStoreError = null;
+            int lateGrants = 0;
             while (true) {
                 long sentAt = System.nanoTime();
-                Optional<Grant> grant = tryOnce(provider, owner, willWait, start);
+                long bound = callBound(willWait, remaining.applyAsLong(sentAt));
+                Optional<Grant> grant = Optional.empty();
+                try {
+                    grant = tryOnce(provider, owner, willWait, start, bound);
+                    lastStoreError = null;
+                } catch (LockStoreException e) {
+                    boolean cutByTheWait = bound < client.commandTimeoutNanos
+                            && e.getCause() instanceof java.util.concurrent.TimeoutException;
+                    if (cutByTheWait) {
+                        // Cut short by the end of the caller's wait, not failed by the store: the lock was not
+                        // obtained in time (a late grant is released). A store error seen before still counts.
+                        LOG.debug("the last acquire attempt of lock '{}' was cut short by the end of the wait", name);
+                    } else {
+                        // R7.7: a bounded wait rides out a store that fails for a while (a failover); the time bound is
+                        // the contract. tryAcquire() fails fast.
+                        if (!willWait || remaining.applyAsLong(System.nanoTime()) <= 0) {
+                            throw e;
+                        }
+                        lastStoreError = e;
+                        LOG.debug("acquire of lock '{}' failed with a store error; retrying within the wait", name, e);
+                        troubleBackoff = troubleBackoff == null ? new Backoff(false, client.maxPollNanos) : troubleBackoff;
+                        sleepUntilRetry(troubleBackoff, remaining.applyAsLong(System.nanoTime()));
+                        client.ensureOpen();
+                        continue;
+                    }
+                }
                 long now = System.nanoTime();
                 if (grant.isPresent()) {
-                    HeldLock held = new HeldLock(checked(grant.get(), owner), options, ttl.toNanos(), sentAt, now);
-                    if (now < held.deadline) {
+                    Optional<Lease> lease = take(provider, grant.get(), owner, sentAt, now, start);
+                    if (lease.isPresent()) {
                         acquired = true;
-                        client.registerHeld(held);
-                        client.events().emit(LockEvent.Type.ACQUIRED, name, held.grant.fencingToken(),
-                                owner.holder(), now - start, null);
-                        return Optional.of(new DefaultLease(client, held));
+                        return lease;
                     }
-                    // Granted, but the answer came too late to trust (a slow store, a paused client).
-                    LOG.warn("lock '{}' was granted after its validity had passed; releasing it and trying again", name);
-                    provider.release(held.grant);
+                    // Granted, but the answer came too late to trust (a slow store, a paused client). Retrying at
+                    // once would hammer the store with grants that all come too late: back off, and give up with
+                    // an error that says why after a few, rather than end in a misleading time-out.
+                    lateGrants++;
+                    long roundTrip = now - sentAt;
+                    LOG.warn("lock '{}' was granted after its validity had passed ({} ms round trip for a {} lease);"
+                            + " released it", name, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(roundTrip), ttl);
+                    if (lateGrants >= MAX_LATE_GRANTS) {
+                        LockStoreException tooSlow = new LockStoreException(name, provider.describe() + " granted the"
+                                + " lock " + lateGrants + " times only after its " + ttl + " lease had run out on the"
+                                + " client (last round trip " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(
+                                roundTrip) + " ms): the lease time is too short for this store; use a longer one",
+                                null);
+                        client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), now - start,
+                                tooSlow);
+                        throw tooSlow;
+                    }
+                    if (willWait) {
+                        troubleBackoff = troubleBackoff == null ? new Backoff(false, client.maxPollNanos) : troubleBackoff;
+                        sleepUntilRetry(troubleBackoff, remaining.applyAsLong(System.nanoTime()));
+                        client.ensureOpen();
+                        if (remaining.applyAsLong(System.nanoTime()) > 0) {
+                            continue;
+                        }
+                    }
                 }
+                now = System.nanoTime();
                 long elapsed = now - start;
-                if (!willWait || (maxWaitNanos != FOREVER && elapsed >= maxWaitNanos)) {
+                if (!willWait || remaining.applyAsLong(now) <= 0) {
+                    if (lastStoreError != null) {
+                        throw lastStoreError;
+                    }
                     client.events().emit(LockEvent.Type.ACQUIRE_TIMED_OUT, name, -1, owner.holder(), elapsed, null);
                     return Optional.empty();
                 }
@@ -134,10 +196,7 @@ final class DefaultDistributedLock implements DistributedLock {
                     waiter = client.waitQueues.enter(name);
                     continue;
                 }
-                long pause = backoff.next();
-                if (maxWaitNanos != FOREVER) {
-                    pause = Math.min(pause, maxWaitNanos - elapsed);
-                }
+                long pause = Math.min(backoff.next(), remaining.applyAsLong(now));
                 waiter.await(pause);
                 client.ensureOpen();
             }
@@ -152,10 +211,12 @@ final class DefaultDistributedLock implements DistributedLock {
             }
             if (willWait && !acquired) {
                 // An interrupted waiter must still leave nothing behind: a store call made with the interrupt flag
-                // set fails at once in most clients, so clear it for the clean-up and set it again afterwards.
+                // set fails at once in most clients, so clear it for the clean-up and set it again afterwards. The
+                // clean-up gets a short grace beyond the caller's bound; after that it goes on in the background.
                 boolean interrupted = Thread.interrupted();
                 try {
-                    provider.cancel(name, owner);
+                    client.storeCalls.runQuietlyWithin(name, "cancel of the wait", () -> provider.cancel(name, owner),
+                            CLEANUP_GRACE_NANOS);
                 } catch (RuntimeException e) {
                     LOG.warn("could not drop the queue entry of lock '{}' after the wait ended; it ends with its"
                             + " session or TTL", name, e);
@@ -166,6 +227,51 @@ final class DefaultDistributedLock implements DistributedLock {
                 }
             }
         }
+    }
+
+    /** How long one store call of this attempt may take: the command time-out, and no longer than the wait. */
+    private long callBound(boolean willWait, long remainingNanos) {
+        long bound = client.commandTimeoutNanos;
+        if (willWait) {
+            // At least a little, so that a wait that is about to end still makes its last attempt.
+            bound = Math.min(bound, Math.max(MIN_CALL_NANOS, remainingNanos));
+        }
+        return bound;
+    }
+
+    private static void sleepUntilRetry(Backoff backoff, long remainingNanos) throws InterruptedException {
+        long pause = Math.min(backoff.next(), remainingNanos);
+        if (pause > 0) {
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(pause);
+        }
+    }
+
+    /**
+     * Turns a grant into a lease, or releases it: if its validity already passed (empty result), or if anything
+     * fails on the way, the store's grant must not stay behind with nobody holding a lease on it.
+     */
+    private Optional<Lease> take(LockProvider provider, Grant grant, Owner owner, long sentAt, long now, long start) {
+        HeldLock held;
+        try {
+            held = new HeldLock(checked(grant, owner), options, DefaultLockClient.saturatedNanos(ttl), sentAt, now);
+            if (now - held.deadline < 0) {
+                client.registerHeld(held);
+                client.events().emit(LockEvent.Type.ACQUIRED, name, held.grant.fencingToken(),
+                        owner.holder(), now - start, null);
+                return Optional.of(new DefaultLease(client, held));
+            }
+        } catch (RuntimeException | Error e) {
+            try {
+                client.storeCalls.runQuietlyWithin(name, "release after a failed acquire",
+                        () -> provider.releaseAmbiguous(name, owner), CLEANUP_GRACE_NANOS);
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+        client.storeCalls.runQuietlyWithin(name, "release of a late grant", () -> provider.release(held.grant),
+                CLEANUP_GRACE_NANOS);
+        return Optional.empty();
     }
 
     private Optional<Lease> reenter() {
@@ -189,9 +295,28 @@ final class DefaultDistributedLock implements DistributedLock {
         return Optional.empty();
     }
 
-    private Optional<Grant> tryOnce(LockProvider provider, Owner owner, boolean willWait, long start) {
+    private Optional<Grant> tryOnce(LockProvider provider, Owner owner, boolean willWait, long start, long boundNanos)
+            throws InterruptedException {
         try {
-            return provider.tryAcquire(new AcquireRequest(name, owner, ttl, willWait));
+            // A grant that arrives after the caller stopped waiting for it is released, owner-checked.
+            return client.storeCalls.call(name, "acquire", () -> provider.tryAcquire(new AcquireRequest(name, owner,
+                    ttl, willWait)), boundNanos, late -> late.ifPresent(provider::release));
+        } catch (InterruptedException e) {
+            // The request may have reached the store: clean up as after a failure, without the interrupt flag.
+            try {
+                client.storeCalls.runQuietlyWithin(name, "release after an interrupted acquire",
+                        () -> provider.releaseAmbiguous(name, owner), CLEANUP_GRACE_NANOS);
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            LockInterruptedException stopped = new LockInterruptedException(name, e);
+            for (Throwable storeFailure : e.getSuppressed()) {
+                stopped.addSuppressed(storeFailure);
+            }
+            Thread.currentThread().interrupt();
+            client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), System.nanoTime() - start,
+                    stopped);
+            throw stopped;
         } catch (RuntimeException e) {
             // A store call cut short by an interrupt is an interrupted wait, not a store failure. Clear the flag
             // while cleaning up, or the clean-up's own store call would be cut short too.
@@ -199,8 +324,10 @@ final class DefaultDistributedLock implements DistributedLock {
             LockException failure = e instanceof LockException le ? le
                     : new LockStoreException(name, provider.describe() + " failed to acquire", e);
             // The request may have reached the store: make sure no lock stays behind that nobody thinks it holds.
+            // Waited for a short grace only: a dead store must not stretch the caller's bound.
             try {
-                provider.releaseAmbiguous(name, owner);
+                client.storeCalls.runQuietlyWithin(name, "release after a failed acquire",
+                        () -> provider.releaseAmbiguous(name, owner), CLEANUP_GRACE_NANOS);
             } catch (RuntimeException cleanup) {
                 failure.addSuppressed(cleanup);
             }
@@ -247,7 +374,7 @@ final class DefaultDistributedLock implements DistributedLock {
     @Override
     public Optional<LockInfo> inspect() {
         client.ensureOpen();
-        return client.provider().inspect(name);
+        return client.inspectWithin(name);
     }
 
     @Override

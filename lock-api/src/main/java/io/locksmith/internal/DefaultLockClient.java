@@ -56,6 +56,10 @@ final class DefaultLockClient implements LockClient {
     final WaitQueues waitQueues;
     final LeaseKeeper keeper;
     final long maxPollNanos;
+    /** Every provider call made for a caller runs through this, so the caller's time bound holds whatever the store does. */
+    final StoreCalls storeCalls;
+    /** The store's command time-out: the bound of a call without a shorter one. */
+    final long commandTimeoutNanos;
     private final AtomicLong ownerSequence = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Re-entry: which store lock a thread holds on a name through this client. */
@@ -90,6 +94,9 @@ final class DefaultLockClient implements LockClient {
         this.waitQueues = new WaitQueues(provider, capabilities.contains(Capability.RELEASE_NOTIFICATION),
                 capabilities.contains(Capability.FAIR));
         this.keeper = new LeaseKeeper(this, provider, events, "locksmith-leases-" + clientId.substring(0, Math.min(8, clientId.length())));
+        this.storeCalls = new StoreCalls("locksmith-store-" + clientId.substring(0, Math.min(8, clientId.length())),
+                provider.describe());
+        this.commandTimeoutNanos = saturatedNanos(provider.commandTimeout());
     }
 
     static LockClient open(ClientBuilder builder) {
@@ -104,16 +111,31 @@ final class DefaultLockClient implements LockClient {
         }
         // The provider reports losses to the client, which does not exist yet: go through a holder.
         LossRelay relay = new LossRelay();
-        LockProvider provider = factory.create(uri, new ProviderContext(builder.clientId, relay));
+        LockProvider provider;
         try {
-            Set<String> unread = uri.unreadParameters();
-            if (!unread.isEmpty()) {
-                throw new LockConfigurationException("unknown parameter" + (unread.size() > 1 ? "s " : " ") + unread
-                        + " in '" + uri + "'; known: " + uri.readParameters());
+            provider = factory.create(uri, new ProviderContext(builder.clientId, relay));
+        } catch (RuntimeException e) {
+            // A provider reads its settings before it connects: a typo must be named as such, not reported as the
+            // store being unreachable.
+            if (!(e instanceof LockConfigurationException) && !uri.unreadParameters().isEmpty()) {
+                LockConfigurationException typo = unknownParameters(uri);
+                typo.addSuppressed(e);
+                throw typo;
+            }
+            throw e;
+        }
+        try {
+            if (!uri.unreadParameters().isEmpty()) {
+                throw unknownParameters(uri);
             }
             LockOptions defaults = builder.defaultLockOptions != null ? builder.defaultLockOptions : fromUri;
             DefaultLockClient client = new DefaultLockClient(builder, provider, defaults, uri.scheme());
-            client.checkTtl(defaults.leaseTime(), null);
+            try {
+                client.checkTtl(defaults.leaseTime(), null);
+            } catch (IllegalArgumentException e) {
+                client.storeCalls.close();
+                throw new LockConfigurationException("invalid lease time in '" + uri + "': " + e.getMessage(), e);
+            }
             relay.client = client;
             LOG.debug("lock client {} opened on {}", client.clientId, provider.describe());
             return client;
@@ -123,22 +145,31 @@ final class DefaultLockClient implements LockClient {
         }
     }
 
+    private static LockConfigurationException unknownParameters(LockUri uri) {
+        Set<String> unread = uri.unreadParameters();
+        return new LockConfigurationException("unknown parameter" + (unread.size() > 1 ? "s " : " ") + unread
+                + " in '" + uri + "'; known: " + uri.readParameters());
+    }
+
     private static LockOptions lockOptionsFrom(LockUri uri) {
         LockOptions.Builder options = LockOptions.builder();
         Duration lease = uri.duration(PARAM_LEASE, LockOptions.DEFAULT_LEASE_TIME);
-        options.leaseTime(lease);
-        if (!uri.bool(PARAM_RENEW, true)) {
-            options.fixedLease();
-        }
+        boolean renewing = uri.bool(PARAM_RENEW, true);
         Optional<String> maxHold = uri.parameter(PARAM_MAX_HOLD);
-        if (maxHold.isPresent() && maxHold.get().equalsIgnoreCase("none")) {
-            options.unboundedHold();
-        } else if (maxHold.isPresent()) {
-            options.maxHold(uri.duration(PARAM_MAX_HOLD, null));
-        } else if (lease.compareTo(LockOptions.DEFAULT_MAX_HOLD) > 0) {
-            options.maxHold(lease);
-        }
+        Duration maxHoldTime = maxHold.isPresent() && !maxHold.get().equalsIgnoreCase("none")
+                ? uri.duration(PARAM_MAX_HOLD, null) : null;
         try {
+            options.leaseTime(lease);
+            if (!renewing) {
+                options.fixedLease();
+            }
+            if (maxHold.isPresent() && maxHoldTime == null) {
+                options.unboundedHold();
+            } else if (maxHoldTime != null) {
+                options.maxHold(maxHoldTime);
+            } else if (lease.compareTo(LockOptions.DEFAULT_MAX_HOLD) > 0) {
+                options.maxHold(lease);
+            }
             return options.build();
         } catch (IllegalArgumentException e) {
             throw new LockConfigurationException("invalid lock options in '" + uri + "': " + e.getMessage(), e);
@@ -174,18 +205,74 @@ final class DefaultLockClient implements LockClient {
     }
 
     private Duration checkTtl(Duration requested, String name) {
+        Duration effective;
         try {
-            return provider.effectiveTtl(requested);
+            // The store's own refusal first: its message says what the store can do (etcd: whole seconds).
+            effective = provider.effectiveTtl(requested);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException((name == null ? "" : "lock '" + name + "': ") + e.getMessage(), e);
         }
+        Duration minimum = provider.minimumTtl();
+        if (requested.compareTo(minimum) < 0) {
+            throw new IllegalArgumentException((name == null ? "" : "lock '" + name + "': ") + "a lease time of "
+                    + requested + " is under the " + minimum + " minimum of " + provider.describe()
+                    + " (the acquire's round trips plus the drift allowance would use it all up); ask for at least "
+                    + minimum);
+        }
+        return effective;
     }
 
     @Override
     public Optional<LockInfo> inspect(String name) {
         LockNames.validate(name);
         ensureOpen();
-        return provider.inspect(name);
+        return inspectWithin(name);
+    }
+
+    /** Asks the store who holds {@code name}, waiting at most the command time-out. */
+    Optional<LockInfo> inspectWithin(String name) {
+        try {
+            return storeCalls.call(name, "inspect", () -> provider.inspect(name), commandTimeoutNanos, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.locksmith.LockInterruptedException(name, e);
+        }
+    }
+
+    /**
+     * Releases {@code grant} in the store, waiting at most the command time-out. An interrupt does not stop it: a
+     * release is the clean-up an interrupted holder must still do (its flag is kept for the caller).
+     */
+    boolean releaseWithin(Grant grant) {
+        boolean interrupted = Thread.interrupted();
+        long deadline = System.nanoTime() + commandTimeoutNanos;
+        try {
+            while (true) {
+                try {
+                    return storeCalls.call(grant.name(), "release", () -> provider.release(grant),
+                            Math.max(0, deadline - System.nanoTime()), null);
+                } catch (InterruptedException e) {
+                    // Interrupted while waiting: the call was interrupted too; ask again within what is left.
+                    interrupted = true;
+                    if (deadline - System.nanoTime() <= 0) {
+                        throw new io.locksmith.LockStoreException(grant.name(), provider.describe()
+                                + " did not answer release within the command time-out", e);
+                    }
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
     }
 
     @Override
@@ -219,7 +306,7 @@ final class DefaultLockClient implements LockClient {
         for (HeldLock lock : stillHeld) {
             lose(lock, LossReason.CLIENT_CLOSED, "the lock client was closed while the lease was held", null);
             try {
-                provider.release(lock.grant);
+                releaseWithin(lock.grant);
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
@@ -229,6 +316,7 @@ final class DefaultLockClient implements LockClient {
             }
         }
         keeper.close();
+        storeCalls.close();
         try {
             provider.close();
         } catch (RuntimeException e) {
@@ -317,7 +405,7 @@ final class DefaultLockClient implements LockClient {
         if (previous == HeldLock.State.HELD) {
             boolean removed;
             try {
-                removed = provider.release(lock.grant);
+                removed = releaseWithin(lock.grant);
             } catch (LockException e) {
                 events.emit(LockEvent.Type.RELEASE_FAILED, lock.name(), lock.grant.fencingToken(),
                         lock.grant.owner().holder(), heldNanos, e);
@@ -337,8 +425,9 @@ final class DefaultLockClient implements LockClient {
             }
         } else if (previous == HeldLock.State.LOST && lastLossReason(lock) != LossReason.CLIENT_CLOSED) {
             // Lost on our side (deadline with a safety margin, session doubt): the store may still have it.
-            // An owner-checked release is safe and frees it for the next holder sooner.
-            releaseInStore(lock);
+            // An owner-checked release is safe and frees it for the next holder sooner. In the background: closing
+            // a lost lease is documented as making no blocking store call (the store may be why it was lost).
+            storeCalls.runInBackground(lock.name(), "release of a lost lease", () -> releaseInStore(lock));
         }
     }
 
@@ -371,7 +460,7 @@ final class DefaultLockClient implements LockClient {
             // A session-bound store has no TTL of its own: the lock lives as long as the session, which a stuck
             // holder keeps alive. The lease time and the maximum hold are enforced here, by an owner-checked
             // release, on the renewal thread (this may be a holder's isHeld() call, which must stay local).
-            keeper.runSoon(() -> releaseInStore(lock));
+            storeCalls.runInBackground(lock.name(), "release at the lease deadline", () -> releaseInStore(lock));
         }
     }
 

@@ -45,15 +45,16 @@ final class HeldLock {
         this.acquiringThread = Thread.currentThread();
         this.acquiredAt = acquiredAt;
         this.maxHoldAt = options.isRenewing() && options.maxHold().isPresent()
-                ? saturatedAdd(acquiredAt, options.maxHold().get().toNanos())
+                ? saturatedAdd(acquiredAt, DefaultLockClient.saturatedNanos(options.maxHold().get()))
                 : Long.MAX_VALUE;
-        confirmed(sentAt, grant.validity().toNanos());
+        confirmed(sentAt, DefaultLockClient.saturatedNanos(grant.validity()));
     }
 
     /** The store confirmed the lock for {@code validityNanos} from {@code sentAt}. */
     void confirmed(long sentAt, long validityNanos) {
-        this.deadline = sentAt + validityNanos - driftMargin(validityNanos);
-        this.renewAt = sentAt + ttlNanos / 3;
+        // Saturating: a lease time near the limit must not wrap a deadline into the past.
+        this.deadline = saturatedAdd(sentAt, validityNanos - driftMargin(validityNanos));
+        this.renewAt = saturatedAdd(sentAt, ttlNanos / 3);
         this.lastRenewalFailed = false;
         this.lastRenewalError = null;
     }

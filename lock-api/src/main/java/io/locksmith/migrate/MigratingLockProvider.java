@@ -63,11 +63,23 @@ final class MigratingLockProvider implements LockProvider {
         this.to = to;
         this.lossListener = lossListener;
         this.guard = guard;
-        if (phase == MigrationPhase.TO) {
-            to.registry().orElseThrow().put(PhaseGuard.NEW_TOKENS_MARKER, "set by a client in phase to", null);
-            newStoreTokens = true;
-        } else if (phase == MigrationPhase.DUAL) {
+        // Phase to writes its marker before its first acquire, not here: opening a client (lockctl inspect, a
+        // client that never locks) must not change migration state, which a rollback would then have to undo.
+        if (phase == MigrationPhase.DUAL) {
             newStoreTokens = markerPresent();
+        }
+    }
+
+    /** Phase to: the new-store-tokens marker is in the new store before this client's first acquire. */
+    private void markNewStoreTokensOnce() {
+        if (newStoreTokens) {
+            return;
+        }
+        synchronized (this) {
+            if (!newStoreTokens) {
+                to.registry().orElseThrow().put(PhaseGuard.NEW_TOKENS_MARKER, "set by a client in phase to", null);
+                newStoreTokens = true;
+            }
         }
     }
 
@@ -87,7 +99,10 @@ final class MigratingLockProvider implements LockProvider {
     public Optional<Grant> tryAcquire(AcquireRequest request) {
         return switch (phase) {
             case FROM -> from.tryAcquire(request).map(g -> remember(rewrap(g, g.fencingToken(), g)));
-            case TO -> to.tryAcquire(request).map(g -> remember(rewrap(g, NEW_STORE_EPOCH + g.fencingToken(), g)));
+            case TO -> {
+                markNewStoreTokensOnce();
+                yield to.tryAcquire(request).map(g -> remember(rewrap(g, NEW_STORE_EPOCH + g.fencingToken(), g)));
+            }
             case DUAL -> tryAcquireBoth(request);
         };
     }
@@ -266,6 +281,25 @@ final class MigratingLockProvider implements LockProvider {
             result.remove(Capability.INSPECT_WAITERS);
         }
         return result;
+    }
+
+    /** In the dual phase both stores are asked one after the other. */
+    @Override
+    public Duration commandTimeout() {
+        return switch (phase) {
+            case FROM -> from.commandTimeout();
+            case TO -> to.commandTimeout();
+            case DUAL -> from.commandTimeout().plus(to.commandTimeout());
+        };
+    }
+
+    @Override
+    public Duration minimumTtl() {
+        return switch (phase) {
+            case FROM -> from.minimumTtl();
+            case TO -> to.minimumTtl();
+            case DUAL -> max(from.minimumTtl(), to.minimumTtl());
+        };
     }
 
     @Override

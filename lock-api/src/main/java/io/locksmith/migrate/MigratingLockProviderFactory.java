@@ -33,10 +33,19 @@ public final class MigratingLockProviderFactory implements LockProviderFactory {
 
     @Override
     public LockProvider create(LockUri uri, ProviderContext context) {
+        if (!uri.rawHosts().isEmpty() || !uri.path().isEmpty()) {
+            throw new LockConfigurationException("'" + uri + "' names a host or path, which migrate: does not take (it"
+                    + " would be ignored); write migrate:?from=OLD_URI&to=NEW_URI&phase=from|dual|to");
+        }
         MigrationPhase phase = MigrationPhase.parse(uri.parameter("phase").orElseThrow(() -> missing(uri, "phase")));
         Duration guardTtl = uri.duration("guardTtl", DEFAULT_GUARD_TTL);
         String fromUri = childUri(uri, "from");
         String toUri = childUri(uri, "to");
+        if (sameStore(LockUri.parse(fromUri), LockUri.parse(toUri))) {
+            throw new LockConfigurationException("'" + uri + "': 'from' and 'to' name the same store ("
+                    + LockUri.redact(fromUri) + "); a dual-phase client would then wait for itself on every lock."
+                    + " Migrate between two different stores");
+        }
         AtomicReference<MigratingLockProvider> self = new AtomicReference<>();
         ProviderContext childContext = new ProviderContext(context.clientId(), (grant, reason, cause) -> {
             MigratingLockProvider provider = self.get();
@@ -65,6 +74,30 @@ public final class MigratingLockProviderFactory implements LockProviderFactory {
             }
             throw e;
         }
+    }
+
+    /** Whether two store URIs name the same store: same scheme family, hosts and path (parameters aside). */
+    static boolean sameStore(LockUri from, LockUri to) {
+        return family(from.scheme()).equals(family(to.scheme()))
+                && hostSet(from).equals(hostSet(to))
+                && normalizedPath(from).equals(normalizedPath(to));
+    }
+
+    private static String family(String scheme) {
+        return scheme.replace("rediss", "redis");
+    }
+
+    private static Set<String> hostSet(LockUri uri) {
+        Set<String> hosts = new java.util.TreeSet<>();
+        for (String host : uri.rawHosts()) {
+            hosts.add(host.toLowerCase(java.util.Locale.ROOT).replace("localhost", "127.0.0.1"));
+        }
+        return hosts;
+    }
+
+    private static String normalizedPath(LockUri uri) {
+        String path = uri.path();
+        return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
     }
 
     /** Opens the store of one side, rejecting parameters its provider did not read. */

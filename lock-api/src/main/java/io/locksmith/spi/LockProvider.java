@@ -112,6 +112,26 @@ public interface LockProvider extends AutoCloseable {
     }
 
     /**
+     * The shortest lease this store can honour through this provider: enough for the acquire's round trips plus
+     * the client's drift allowance (1% of the lease plus 2 ms). The shared client refuses a shorter lease time
+     * when the lock is configured, before any store call. The default, 20 ms, suits a store on the same network;
+     * a provider whose requests take longer (several round trips, a consensus write) states more.
+     */
+    default Duration minimumTtl() {
+        return Duration.ofMillis(20);
+    }
+
+    /**
+     * How long one store request may take before it counts as failed: the store's command time-out, set by a
+     * URI parameter where the store has one. The shared client waits at most this long for a provider call that
+     * has no shorter bound ({@code tryAcquire()}, {@code inspect}, a release), and abandons it after that. The
+     * default is 5 seconds.
+     */
+    default Duration commandTimeout() {
+        return Duration.ofSeconds(5);
+    }
+
+    /**
      * Calls {@code onChange} whenever the lock {@code name} may have become free, until the returned
      * handle is closed. Only called when {@link Capability#RELEASE_NOTIFICATION} is declared. For a queueing
      * provider, a change of the caller's predecessor counts. The callback must be fast; it is called from

@@ -99,6 +99,37 @@ class MigrationTest {
     }
 
     @Test
+    void openingAClientInPhaseToWritesNoMigrationStateItsFirstAcquireDoes() {
+        io.locksmith.spi.LockProvider newSide = new io.locksmith.mem.MemLockProviderFactory().create(
+                io.locksmith.spi.LockUri.parse(newStore), new io.locksmith.spi.ProviderContext("observer", (g, r, c) -> { }));
+        try (LockClient to = LockClient.open(uri(MigrationPhase.TO))) {
+            assertTrue(newSide.registry().orElseThrow().list(PhaseGuard.NEW_TOKENS_MARKER).isEmpty(),
+                    "opening a client (lockctl inspect does) must not write the new-store-tokens marker");
+            to.inspect("order:1");
+            assertTrue(newSide.registry().orElseThrow().list(PhaseGuard.NEW_TOKENS_MARKER).isEmpty(),
+                    "inspect must not write the new-store-tokens marker");
+            to.lock("order:1").acquire(Duration.ofSeconds(1)).close();
+            assertTrue(newSide.registry().orElseThrow().list(PhaseGuard.NEW_TOKENS_MARKER)
+                    .containsKey(PhaseGuard.NEW_TOKENS_MARKER), "the first acquire in phase to writes the marker");
+        } finally {
+            newSide.close();
+        }
+    }
+
+    @Test
+    void aMigrationToTheSameStoreOrWithAHostIsRefused() {
+        LockConfigurationException same = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open("migrate:?from=" + oldStore + "&to=" + oldStore + "&phase=dual"));
+        assertTrue(same.getMessage().contains("name the same store"), same.getMessage());
+        LockConfigurationException sameRedis = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open("migrate:?from=redis://LOCALHOST:6379/0&to=redis://127.0.0.1:6379/0/&phase=from"));
+        assertTrue(sameRedis.getMessage().contains("name the same store"), sameRedis.getMessage());
+        LockConfigurationException host = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open("migrate://somehost?from=" + oldStore + "&to=" + newStore + "&phase=from"));
+        assertTrue(host.getMessage().contains("does not take"), host.getMessage());
+    }
+
+    @Test
     void badMigrationUrisNameTheProblem() {
         assertThrows(LockConfigurationException.class, () -> LockClient.open("migrate:?from=mem://a&to=mem://b"), "phase");
         LockConfigurationException unknownPhase = assertThrows(LockConfigurationException.class,

@@ -1,5 +1,7 @@
 package io.locksmith.lockctl;
 
+import io.locksmith.LockClient;
+import io.locksmith.lockctl.demo.CrashBeforeExpire;
 import io.locksmith.lockctl.demo.DemoReport;
 import io.locksmith.lockctl.demo.DemoSettings;
 import io.locksmith.lockctl.demo.OversellDemo;
@@ -72,6 +74,16 @@ final class DemoCommand implements Callable<Integer> {
                         + "past the %s lease; every %dth order pauses after its lease check (a GC pause).%n%n",
                 settings.stallEvery(), Durations.format(settings.stall()), Durations.format(settings.lease()),
                 settings.gcPauseEvery());
+        out.println("0) the first failure: the lock taken with SETNX, its TTL set by a separate EXPIRE, and a crash"
+                + " between the two");
+        try (LockClient crashed = LockClient.open(uri); LockClient survivor = LockClient.open(uri)) {
+            CrashBeforeExpire scene = CrashBeforeExpire.play(settings.lease(), crashed, survivor,
+                    line -> out.println("   " + line));
+            out.println("   " + (scene.naiveEternal() ? "naive: ETERNAL LOCK" : "naive: no eternal lock") + "; Locksmith: "
+                    + (scene.locksmithFreed() ? "freed after " + scene.freedAfterMillis() + " ms" : "NOT FREED"));
+        }
+        out.println();
+        out.flush();
         EventPrinter events = new EventPrinter(out, showEvents);
         // No progress ticker: the phase lines and events printed as they happen are the progress.
         DemoReport report = OversellDemo.run(settings, events, phase -> {

@@ -1,5 +1,6 @@
 package io.locksmith.lockctl;
 
+import io.locksmith.lockctl.demo.CrashBeforeExpire;
 import io.locksmith.lockctl.demo.DemoReport;
 import io.locksmith.lockctl.demo.DemoSettings;
 import io.locksmith.lockctl.demo.OversellDemo;
@@ -40,6 +41,19 @@ class DemoTest {
     }
 
     @Test
+    void aCrashBetweenSetnxAndExpireLeavesAnEternalNaiveLockAndNoLocksmithOne() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        try (io.locksmith.LockClient crashed = io.locksmith.LockClient.open("mem://demo-crash");
+             io.locksmith.LockClient survivor = io.locksmith.LockClient.open("mem://demo-crash")) {
+            CrashBeforeExpire scene = CrashBeforeExpire.play(java.time.Duration.ofMillis(300), crashed, survivor,
+                    events::add);
+            assertTrue(scene.naiveEternal(), "SETNX without EXPIRE must leave an eternal lock: " + events);
+            assertTrue(scene.locksmithFreed(), "the crashed holder's lock must free itself: " + events);
+            assertTrue(scene.freedAfterMillis() >= 250, "not before the lease ran out: " + events);
+        }
+    }
+
+    @Test
     void demoCommandPrintsTheTableAndExitsZero() {
         Run run = Run.lockctl("demo", "--uri", "mem://demo-test-cli", "--instances", "3", "--orders", "30", "--stock", "12");
 
@@ -47,6 +61,8 @@ class DemoTest {
         assertTrue(run.out().contains("naive lock") && run.out().contains("Locksmith"), run.both());
         assertTrue(run.out().contains("final stock"), run.both());
         assertTrue(run.out().contains("stock never below zero"), run.both());
+        assertTrue(run.out().contains("SETNX") && run.out().contains("naive: ETERNAL LOCK")
+                && run.out().contains("Locksmith: freed after"), run.both());
     }
 
     @Test

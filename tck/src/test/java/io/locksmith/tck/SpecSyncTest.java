@@ -167,12 +167,15 @@ class SpecSyncTest {
         }
     }
 
+    /** Rules of other sections that need a store that fails, so the fault kit tests them. */
+    private static final Set<String> FAULT_RULES_OUTSIDE_R9 = Set.of("R7.7", "R8.10");
+
     @Test
     void theFaultRulesAreTestedByTheFaultKitAndNameTheirHooks() throws IOException {
         Map<String, String> spec = specRules();
         List<String> problems = new ArrayList<>();
         for (FaultRule rule : FaultRule.values()) {
-            if (!rule.id().startsWith("R9.")) {
+            if (!rule.id().startsWith("R9.") && !FAULT_RULES_OUTSIDE_R9.contains(rule.id())) {
                 problems.add(rule.id() + " is a fault rule outside R9");
             }
             if (!spec.getOrDefault(rule.id(), "").contains("`" + rule.hook() + "`")) {

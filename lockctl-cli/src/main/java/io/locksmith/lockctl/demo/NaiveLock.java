@@ -37,8 +37,36 @@ final class NaiveLock {
         long now = System.nanoTime();
         Entry mine = new Entry(value, holding, now + ttlNanos);
         Entry result = keys.compute(key, (k, current) ->
-                current == null || now >= current.expiresAt ? mine : current);
+                current == null || (current.expiresAt != Long.MAX_VALUE && now - current.expiresAt >= 0) ? mine : current);
         return result == mine;
+    }
+
+    /**
+     * {@code SETNX key value}: the older way, the lock without a TTL, to be followed by {@link #expire}. A process
+     * that dies between the two leaves a key that never expires.
+     */
+    boolean setNx(String key, String value, long holding) {
+        Entry mine = new Entry(value, holding, Long.MAX_VALUE);
+        long now = System.nanoTime();
+        return keys.compute(key, (k, current) -> current == null || now - current.expiresAt >= 0
+                && current.expiresAt != Long.MAX_VALUE ? mine : current) == mine;
+    }
+
+    /** {@code EXPIRE key ttl}. */
+    void expire(String key, Duration ttl) {
+        keys.computeIfPresent(key, (k, current) -> new Entry(current.value(), current.holding(),
+                System.nanoTime() + ttl.toNanos()));
+    }
+
+    /** Whether the key is there without a TTL ({@code TTL key} answers -1): nothing will ever remove it. */
+    boolean hasNoTtl(String key) {
+        Entry entry = keys.get(key);
+        return entry != null && entry.expiresAt() == Long.MAX_VALUE;
+    }
+
+    /** {@code SET key value NX PX ttl}, once. */
+    boolean tryLock(String key, String value, long holding) {
+        return setIfAbsent(key, value, holding);
     }
 
     /** {@code DEL key}: deletes whatever lock is there. Returns what it deleted, or null. */

@@ -88,9 +88,11 @@ final class RedisDoctor implements StoreDoctor {
         if (reached <= masters / 2) {
             return Finding.fail(check, detail + ": no majority, no lock can be granted", "bring the masters back");
         }
-        return Finding.warn(check, detail + "; RedLock gives no fencing token a resource can check, and is only as safe "
-                        + "as its timing assumptions",
-                "for correctness (not only efficiency) prefer a fencing store (redis://, zookeeper://, etcd://)");
+        return Finding.warn(check, detail + "; RedLock fencing tokens increase across majorities only while every master"
+                        + " keeps its counter (a master restarted without its data can break the order), and its"
+                        + " exclusion is only as safe as its timing assumptions",
+                "run every master with appendonly yes and appendfsync always (see REDIS.md, Fencing on RedLock), or"
+                        + " prefer a single-primary or consensus store (redis://, zookeeper://, etcd://)");
     }
 
     /** What the Sentinel asked about the master group says. */

@@ -7,11 +7,21 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The fault rules of {@code docs/SPEC.md} (section R9), one constant each, as {@link TckRule} lists the others:
+ * The fault rules of {@code docs/SPEC.md} (section R9, and R7.7 which needs a store that fails), one constant each, as {@link TckRule} lists the others:
  * each with the hook of {@link LockFaultTck} it needs, and the hint an implementer needs when it fails. A
  * self-test keeps this list, the spec and the test methods of {@link LockFaultTck} in sync.
  */
 public enum FaultRule {
+
+    R8_10("R8.10", TckRule.Level.MUST, null, "uriThrough(TcpProxy)",
+            "A store that stops answering breaks no time bound",
+            "every store call needs the URI's command time-out, stated by LockProvider.commandTimeout(); a lost lease"
+                    + " is closed without a store call the caller waits for"),
+
+    R7_7("R7.7", TckRule.Level.MUST, null, "uriThrough(TcpProxy)",
+            "A bounded wait rides out a store failure and keeps its bound",
+            "throw LockStoreException for every store failure (never an empty result), reconnect after it, and honour"
+                    + " the command time-out of the URI; the shared client retries within the caller's wait"),
 
     R9_1("R9.1", TckRule.Level.MUST, null, "victimUri()", "A killed holder's lock frees itself",
             "the lock must carry its TTL (or session timeout) in the store; check that nothing renews it"

@@ -348,6 +348,129 @@ public abstract class LockFaultTck {
         proxy.heal();
     }
 
+    // ================================================================ a bounded wait through a store failure
+
+    @Test
+    void required_r7_7_aBoundedAcquireRidesOutAStoreFailureAndKeepsItsBound() {
+        List<String> addresses = requireHook(FaultRule.R7_7, this::proxiedAddresses);
+        TcpProxies proxy = proxiesTo(addresses);
+        String uri = requireHook(FaultRule.R7_7, () -> uriThrough(proxy.list()));
+        LockClient client = closing(LockClient.open(uri));
+        String name = name();
+        client.lock(name, longLease()).acquire(timing.slack()).close();
+
+        // A blip: the store stops answering for a while, then comes back, inside the caller's bound.
+        Duration blip = timing.slack();
+        Duration bound = blip.multipliedBy(4);
+        proxy.blackhole();
+        long cutAt = System.nanoTime();
+        CompletableFuture<Lease> during = CompletableFuture.supplyAsync(() -> client.lock(name, longLease()).acquire(bound));
+        LockSupport.parkNanos(blip.toNanos());
+        proxy.heal();
+        Lease lease;
+        try {
+            lease = during.get(bound.plus(timing.slack()).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError("acquire(" + bound + ") of the free lock '" + name + "' failed although the store"
+                    + " was back " + blip.toMillis() + " ms into the wait: store errors inside a bounded wait must be"
+                    + " retried until the wait runs out", e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("acquire(" + bound + ") of lock '" + name + "' had not returned "
+                    + millisSince(cutAt) + " ms after the store stopped answering");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        long took = millisSince(cutAt);
+        lease.close();
+        assertTrue(took <= bound.plus(timing.slack()).toMillis(), "acquire(" + bound + ") through a store blip of "
+                + blip.toMillis() + " ms took " + took + " ms");
+
+        // A store that stays down: the wait ends in the store's error, within the bound plus a small slack.
+        Duration wait = timing.slack();
+        proxy.blackhole();
+        long downAt = System.nanoTime();
+        Throwable thrown = null;
+        try {
+            client.lock(name(), longLease()).acquire(wait).close();
+        } catch (RuntimeException e) {
+            thrown = e;
+        } finally {
+            proxy.heal();
+        }
+        long waited = millisSince(downAt);
+        assertTrue(thrown instanceof io.locksmith.LockStoreException, "acquire(" + wait + ") against a store that"
+                + " does not answer must throw the store's error (LockStoreException), threw " + thrown);
+        assertTrue(waited <= wait.plus(timing.slack()).toMillis(), "acquire(" + wait + ") against a store that does not"
+                + " answer returned only after " + waited + " ms (bound " + wait.plus(timing.slack()).toMillis() + " ms)");
+
+        // A store that is gone (connections refused at once): the same, and never dressed up as a busy lock.
+        proxy.close();
+        long goneAt = System.nanoTime();
+        Throwable refused = null;
+        try {
+            client.lock(name(), longLease()).acquire(wait).close();
+        } catch (RuntimeException e) {
+            refused = e;
+        }
+        long waitedForGone = millisSince(goneAt);
+        assertTrue(refused instanceof io.locksmith.LockStoreException, "acquire(" + wait + ") against a store that"
+                + " refuses connections must throw the store's error (LockStoreException) once the wait ran out, threw "
+                + refused);
+        assertTrue(waitedForGone <= wait.plus(timing.slack()).toMillis(), "acquire(" + wait + ") against a store that"
+                + " refuses connections returned only after " + waitedForGone + " ms");
+    }
+
+    @Test
+    void required_r8_10_aStoreThatStopsAnsweringBreaksNoTimeBound() {
+        List<String> addresses = requireHook(FaultRule.R8_10, this::proxiedAddresses);
+        TcpProxies proxy = proxiesTo(addresses);
+        String uri = requireHook(FaultRule.R8_10, () -> uriThrough(proxy.list()));
+        LockClient client = closing(LockClient.open(uri));
+        String name = name();
+        Lease lease = client.lock(name, renewingShortLease()).acquire(timing.slack());
+        // The URI of uriThrough(TcpProxy) sets a command time-out well below the slack.
+        Duration bound = timing.slack().multipliedBy(2);
+        proxy.blackhole();
+        try {
+            long start = System.nanoTime();
+            Throwable tried = thrownBy(() -> client.lock(name(), longLease()).tryAcquire());
+            long tryTook = millisSince(start);
+            assertTrue(tried instanceof io.locksmith.LockStoreException, "tryAcquire() on a store that does not answer"
+                    + " must throw LockStoreException, threw " + tried);
+            assertTrue(tryTook <= bound.toMillis(), "tryAcquire() on a store that does not answer took " + tryTook
+                    + " ms (bound " + bound.toMillis() + " ms): it must end within the store's command time-out");
+
+            start = System.nanoTime();
+            Throwable inspected = thrownBy(() -> client.inspect(name));
+            long inspectTook = millisSince(start);
+            assertTrue(inspected instanceof io.locksmith.LockStoreException, "inspect on a store that does not answer"
+                    + " must throw LockStoreException, threw " + inspected);
+            assertTrue(inspectTook <= bound.toMillis(), "inspect on a store that does not answer took " + inspectTook
+                    + " ms (bound " + bound.toMillis() + " ms)");
+
+            await("the lease of a holder whose store stopped answering turns lost")
+                    .atMost(timing.shortLease().plus(timing.slack())).until(() -> !lease.isHeld());
+            start = System.nanoTime();
+            lease.close();
+            long closeTook = millisSince(start);
+            Duration closeBound = timing.shortLease().dividedBy(4);
+            assertTrue(closeTook <= closeBound.toMillis(), "closing a lost lease took " + closeTook + " ms (bound "
+                    + closeBound.toMillis() + " ms): it must make no blocking store call");
+        } finally {
+            proxy.heal();
+        }
+    }
+
+    private static Throwable thrownBy(Runnable call) {
+        try {
+            call.run();
+            return null;
+        } catch (RuntimeException e) {
+            return e;
+        }
+    }
+
     @Test
     void optional_r9_8_aSessionBoundHolderIsToldBeforeItsSessionCanExpire() {
         List<String> addresses = requireHook(FaultRule.R9_8, this::proxiedAddresses);

@@ -1,0 +1,231 @@
+package io.locksmith.internal;
+
+import io.locksmith.LockStoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Runs provider calls under the caller's time bound. A store client can block far longer than any bound the
+ * caller was promised (ZooKeeper's retries while the server is gone, a frozen server that keeps the connection
+ * open), and a blocking socket read cannot be interrupted; so the call runs on a pooled thread and the caller
+ * waits for it at most until its bound. A call that outlives its bound goes on in the background, and what it
+ * returns late is handed to a clean-up (a grant nobody waits for any more is released, owner-checked).
+ */
+final class StoreCalls implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreCalls.class);
+    /** How long the idle threads of the pool stay: they serve the next calls without a thread start. */
+    private static final long KEEP_ALIVE_SECONDS = 30;
+
+    private final ThreadPoolExecutor executor;
+    private final String store;
+
+    StoreCalls(String threadPrefix, String store) {
+        this.store = store;
+        AtomicInteger count = new AtomicInteger();
+        // One thread per call in flight, as with direct calls; a dead store leaves at most one stuck thread per
+        // caller and per abandoned call, each ending at the provider's own time-out.
+        this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, KEEP_ALIVE_SECONDS, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), runnable -> {
+                    Thread thread = new Thread(runnable, threadPrefix + "-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+    }
+
+    /**
+     * Calls {@code call} and waits for it at most {@code boundNanos}.
+     *
+     * @param lockName   for the error message, or null
+     * @param what       what the call does, for the error message ("acquire", "inspect")
+     * @param lateResult receives the result of a call that finished after the caller stopped waiting; may be null
+     * @throws LockStoreException   if the call did not finish within the bound (it goes on in the background)
+     * @throws RuntimeException     what the call threw
+     * @throws InterruptedException if the caller was interrupted while waiting: the interrupt is passed on to the
+     *                              call, as if the caller had made it; what the call then threw within a short
+     *                              grace is attached as suppressed, else it goes on in the background and its late
+     *                              result goes to {@code lateResult}
+     */
+    <T> T call(String lockName, String what, Supplier<T> call, long boundNanos, Consumer<T> lateResult)
+            throws InterruptedException {
+        Running<T> running = new Running<>(call);
+        CompletableFuture<T> future;
+        try {
+            future = CompletableFuture.supplyAsync(running, executor);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new LockStoreException(lockName, "the lock client on " + store + " is closed", e);
+        }
+        try {
+            return future.get(Math.max(0, boundNanos), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw rethrow(e.getCause());
+        } catch (TimeoutException e) {
+            abandon(future, lockName, what, lateResult);
+            throw new LockStoreException(lockName, store + " did not answer " + what + " within "
+                    + TimeUnit.NANOSECONDS.toMillis(boundNanos) + "ms", e);
+        } catch (InterruptedException e) {
+            running.interrupt();
+            Throwable failure = awaitFailure(future, DefaultDistributedLock.CLEANUP_GRACE_NANOS);
+            if (failure != null) {
+                e.addSuppressed(failure);
+            } else if (!future.isDone()) {
+                abandon(future, lockName, what, lateResult);
+            } else if (lateResult != null) {
+                lateResult.accept(future.join());
+            }
+            throw e;
+        } catch (CancellationException e) {
+            throw new LockStoreException(lockName, store + ": " + what + " was cancelled", e);
+        }
+    }
+
+    /**
+     * Calls {@code call} without being interruptible, waiting at most {@code boundNanos}: for clean-ups that must
+     * be tried even when the caller was interrupted. Returns false if the call outlived the bound (it goes on in
+     * the background, and its failure is logged).
+     *
+     * @throws RuntimeException what the call threw within the bound
+     */
+    boolean runQuietlyWithin(String lockName, String what, Runnable call, long boundNanos) {
+        CompletableFuture<Void> future;
+        try {
+            future = CompletableFuture.runAsync(call, executor);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            call.run();
+            return true;
+        }
+        long deadline = System.nanoTime() + Math.max(0, boundNanos);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return true;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw rethrow(e.getCause());
+                } catch (TimeoutException e) {
+                    future.whenComplete((ignored, failure) -> {
+                        if (failure != null) {
+                            LOG.debug("{} of lock '{}' on {} failed in the background", what, lockName, store, failure);
+                        }
+                    });
+                    return false;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Runs {@code call} in the background; failures are logged. */
+    void runInBackground(String lockName, String what, Runnable call) {
+        try {
+            CompletableFuture.runAsync(call, executor).whenComplete((ignored, failure) -> {
+                if (failure != null) {
+                    LOG.debug("{} of lock '{}' on {} failed in the background", what, lockName, store, failure);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("{} of lock '{}' skipped: the client is closed", what, lockName);
+        }
+    }
+
+    /** What the call threw if it ended with an error within {@code nanos}; waits without being interruptible. */
+    private static Throwable awaitFailure(CompletableFuture<?> future, long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        while (true) {
+            try {
+                future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return null;
+            } catch (InterruptedException again) {
+                // Already being handled: the caller's flag is set again by its handler.
+            } catch (ExecutionException failed) {
+                return failed.getCause();
+            } catch (TimeoutException | CancellationException stillRunning) {
+                return null;
+            }
+        }
+    }
+
+    /** A call on a pool thread that the caller can interrupt while, and only while, it runs. */
+    private static final class Running<T> implements Supplier<T> {
+        private final Supplier<T> call;
+        private Thread runner;
+        private boolean interrupted;
+
+        Running(Supplier<T> call) {
+            this.call = call;
+        }
+
+        @Override
+        public T get() {
+            synchronized (this) {
+                runner = Thread.currentThread();
+                if (interrupted) {
+                    runner.interrupt();
+                }
+            }
+            try {
+                return call.get();
+            } finally {
+                synchronized (this) {
+                    runner = null;
+                    // An interrupt meant for this call must not reach the next task of the pool thread.
+                    Thread.interrupted();
+                }
+            }
+        }
+
+        synchronized void interrupt() {
+            interrupted = true;
+            if (runner != null) {
+                runner.interrupt();
+            }
+        }
+    }
+
+    private <T> void abandon(CompletableFuture<T> future, String lockName, String what, Consumer<T> lateResult) {
+        future.whenComplete((result, failure) -> {
+            if (failure != null) {
+                LOG.debug("abandoned {} of lock '{}' on {} ended with an error", what, lockName, store, failure);
+            } else if (lateResult != null) {
+                try {
+                    lateResult.accept(result);
+                } catch (RuntimeException e) {
+                    LOG.warn("clean-up after the late answer to {} of lock '{}' on {} failed", what, lockName, store, e);
+                }
+            }
+        });
+    }
+
+    private static RuntimeException rethrow(Throwable cause) {
+        if (cause instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return new IllegalStateException(cause);
+    }
+
+    /** Stops taking calls; calls in flight end on their own. */
+    @Override
+    public void close() {
+        executor.shutdown();
+    }
+}
