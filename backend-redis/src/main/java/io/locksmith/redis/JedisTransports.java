@@ -37,7 +37,7 @@ final class JedisTransports {
             sentinels.add(new HostAndPort(host.host(), host.port()));
         }
         DefaultJedisClientConfig.Builder sentinelConfig = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(millis(settings.timeout().toMillis()))
+                .connectionTimeoutMillis(millis(settings.connectTimeout().toMillis()))
                 .socketTimeoutMillis(millis(settings.timeout().toMillis()))
                 .ssl(settings.ssl());
         if (settings.sentinelPassword() != null) {
@@ -56,7 +56,7 @@ final class JedisTransports {
 
     private static JedisClientConfig clientConfig(RedisSettings settings) {
         DefaultJedisClientConfig.Builder builder = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(millis(settings.timeout().toMillis()))
+                .connectionTimeoutMillis(millis(settings.connectTimeout().toMillis()))
                 .socketTimeoutMillis(millis(settings.commandTimeout().toMillis()))
                 .database(settings.database())
                 .ssl(settings.ssl())

@@ -14,11 +14,16 @@ import java.util.Locale;
  */
 record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String masterName, int database,
                      String user, String password, String sentinelPassword, boolean ssl, Transport transport,
-                     Duration timeout, int poolSize, ReplicaAck replicaAck) {
+                     Duration timeout, Duration connectTimeout, int poolSize, ReplicaAck replicaAck) {
 
     static final int DEFAULT_PORT = 6379;
     static final int DEFAULT_SENTINEL_PORT = 26379;
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+    /**
+     * Opening a Redisson connection starts its Netty pipeline and runs its handshake commands, which in a fresh JVM
+     * on a busy machine took over 2 s (7-8 s at load 20): Redisson's own default, 10 s, not the command time-out.
+     */
+    static final Duration DEFAULT_REDISSON_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(100);
     static final int DEFAULT_SENTINEL_WAIT_REPLICAS = 1;
 
@@ -79,9 +84,12 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
                     + uri.parameters().get("client") + "'");
         };
         Duration timeout = uri.duration("timeout", DEFAULT_TIMEOUT);
+        // Jedis connects within the command time-out; Redisson's connection set-up gets its own bound.
+        Duration connectTimeout = uri.duration("connectTimeout",
+                transport == Transport.REDISSON ? max(timeout, DEFAULT_REDISSON_CONNECT_TIMEOUT) : timeout);
         int poolSize = uri.integer("poolSize", 8, 1, 1024);
         return new RedisSettings(deployment, hosts, masterName, database, user, password, sentinelPassword, ssl,
-                transport, timeout, poolSize, replicaAck(uri, deployment));
+                transport, timeout, connectTimeout, poolSize, replicaAck(uri, deployment));
     }
 
     /**
@@ -156,5 +164,9 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
     @Override
     public String toString() {
         return describe(); // never the passwords
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 }

@@ -29,7 +29,7 @@ final class RedissonTransports {
                 .setSubscriptionConnectionPoolSize(1)
                 .setSubscriptionConnectionMinimumIdleSize(1);
         server.setTimeout(millis(settings.commandTimeout().toMillis()))
-                .setConnectTimeout(millis(settings.timeout().toMillis()))
+                .setConnectTimeout(millis(settings.connectTimeout().toMillis()))
                 .setRetryAttempts(0)
                 .setSubscriptionsPerConnection(10_000)
                 .setUsername(settings.user())
@@ -57,7 +57,7 @@ final class RedissonTransports {
             servers.setSentinelPassword(settings.sentinelPassword());
         }
         servers.setTimeout(millis(settings.commandTimeout().toMillis()))
-                .setConnectTimeout(millis(settings.timeout().toMillis()))
+                .setConnectTimeout(millis(settings.connectTimeout().toMillis()))
                 .setRetryAttempts(0)
                 .setSubscriptionsPerConnection(10_000)
                 .setUsername(settings.user())

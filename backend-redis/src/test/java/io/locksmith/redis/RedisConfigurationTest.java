@@ -57,6 +57,19 @@ class RedisConfigurationTest {
     }
 
     @Test
+    void redissonOpensConnectionsWithinItsOwnConnectTimeoutAndJedisWithinTheCommandTimeout() {
+        RedisSettings redisson = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?client=redisson"));
+        assertEquals(Duration.ofSeconds(2), redisson.timeout());
+        assertEquals(Duration.ofSeconds(10), redisson.connectTimeout());
+        RedisSettings longer = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?client=redisson&timeout=15s"));
+        assertEquals(Duration.ofSeconds(15), longer.connectTimeout());
+        RedisSettings jedis = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?timeout=700ms"));
+        assertEquals(Duration.ofMillis(700), jedis.connectTimeout());
+        RedisSettings explicit = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?client=redisson&connectTimeout=3s"));
+        assertEquals(Duration.ofSeconds(3), explicit.connectTimeout());
+    }
+
+    @Test
     void aWrongPasswordIsAStoreErrorWithoutThePassword() {
         LockStoreException e = assertThrows(LockStoreException.class,
                 () -> LockClient.open("redis://:wrong-pw@" + secured.address()).close());
