@@ -7,7 +7,8 @@ import java.util.SplittableRandom;
  * differ only in case, in surrounding or inner whitespace, after a long shared prefix (anywhere up to the
  * 512-character maximum), in a separator against another separator or its percent-encoding, in a non-ASCII
  * character against its ASCII look-alike or nothing, or that collide under {@link String#hashCode()}.
- * The same seed gives the same pairs, so a failure reruns from its seed.
+ * The same seed gives the same pairs, so a failure reruns from its seed. The separator pairs and look-alikes
+ * stores confuse most each come up once in the first {@code 7 x 12} pairs, whatever the seed.
  */
 final class ConfusableNames {
 
@@ -15,6 +16,10 @@ final class ConfusableNames {
     static final int MAX_LENGTH = 512;
 
     private static final String[] SEPARATORS = {"/", "_", "%2F", "%2f", ":", "-", ".", "\\", "|", "%", "%25", "+", " ", "#", "{", "}", "*"};
+    /** The separator pairs stores confuse most; each comes up once per run, then random pairs follow. */
+    private static final String[][] SEPARATOR_PAIRS = {
+            {"/", "_"}, {"/", "%2F"}, {"%2F", "%2f"}, {"%", "%25"}, {"+", " "}, {":", "_"}, {"/", "\\"},
+            {"/", "-"}, {".", "_"}, {"%2F", "_"}, {"{", "}"}, {"/", ":"}};
     private static final String[][] LOOK_ALIKES = {
             {"e", "é"}, {"a", "а"}, {"o", "ο"}, {"ss", "ß"}, {"", "名"}, {"", "ключ"}, {"", "\uD83D\uDD12"},
             {"i", "ı"}, {"k", "K"}, {"", "\u00A0"}, {"x", "x\u0301"}, {"A", "Ａ"}};
@@ -30,9 +35,9 @@ final class ConfusableNames {
         String[] pair = switch (index % FAMILIES) {
             case 0 -> casePair(core, random);
             case 1 -> whitespacePair(core, random);
-            case 2 -> longPrefixPair(prefix, random);
-            case 3 -> separatorPair(core, random);
-            case 4 -> lookAlikePair(core, random);
+            case 2 -> longPrefixPair(prefix, random, index / FAMILIES);
+            case 3 -> separatorPair(core, random, index / FAMILIES);
+            case 4 -> lookAlikePair(core, random, index / FAMILIES);
             case 5 -> hashCollidingPair(random);
             default -> scriptPair(core, random);
         };
@@ -59,8 +64,10 @@ final class ConfusableNames {
     }
 
     /** Equal up to a length between 100 and the maximum, then one differing last character. */
-    private static String[] longPrefixPair(String prefix, SplittableRandom random) {
-        int length = random.nextInt(4) == 0 ? MAX_LENGTH : 100 + random.nextInt(MAX_LENGTH - 100 + 1);
+    private static String[] longPrefixPair(String prefix, SplittableRandom random, int occurrence) {
+        // The maximum, just past the common limits of 255 and 256, and just under the maximum come up every run.
+        int[] edges = {MAX_LENGTH, 257, MAX_LENGTH - 1, 501, 300, 400};
+        int length = occurrence < edges.length ? edges[occurrence] : 100 + random.nextInt(MAX_LENGTH - 100 + 1);
         StringBuilder shared = new StringBuilder(prefix);
         while (shared.length() < length - 1) {
             shared.append((char) ('a' + random.nextInt(26)));
@@ -69,18 +76,24 @@ final class ConfusableNames {
         return new String[]{common + "x", common + "y"};
     }
 
-    private static String[] separatorPair(String core, SplittableRandom random) {
-        String one = SEPARATORS[random.nextInt(SEPARATORS.length)];
+    private static String[] separatorPair(String core, SplittableRandom random, int occurrence) {
+        String one;
         String other;
-        do {
-            other = SEPARATORS[random.nextInt(SEPARATORS.length)];
-        } while (other.equals(one));
+        if (occurrence < SEPARATOR_PAIRS.length) {
+            one = SEPARATOR_PAIRS[occurrence][0];
+            other = SEPARATOR_PAIRS[occurrence][1];
+        } else {
+            one = SEPARATORS[random.nextInt(SEPARATORS.length)];
+            do {
+                other = SEPARATORS[random.nextInt(SEPARATORS.length)];
+            } while (other.equals(one));
+        }
         String tail = word(random, 1 + random.nextInt(5));
         return new String[]{core + one + tail, core + other + tail};
     }
 
-    private static String[] lookAlikePair(String core, SplittableRandom random) {
-        String[] pair = LOOK_ALIKES[random.nextInt(LOOK_ALIKES.length)];
+    private static String[] lookAlikePair(String core, SplittableRandom random, int occurrence) {
+        String[] pair = LOOK_ALIKES[occurrence < LOOK_ALIKES.length ? occurrence : random.nextInt(LOOK_ALIKES.length)];
         return random.nextBoolean() ? new String[]{core + pair[0] + "z", core + pair[1] + "z"}
                 : new String[]{core + pair[1] + "z", core + pair[0] + "z"};
     }

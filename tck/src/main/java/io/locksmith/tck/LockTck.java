@@ -1320,7 +1320,7 @@ public abstract class LockTck {
      */
     static final long HISTORY_CONTENDED_ATTEMPTS = 7_000;
     /** Generated name pairs per run of R8.5: every family of confusable names comes up several times. */
-    static final int GENERATED_NAME_PAIRS = 70;
+    static final int GENERATED_NAME_PAIRS = 84;
     /** Handoffs of R7.4, judged on their 80th percentile. */
     static final int HANDOFFS = 10;
     /** Operations of the contention workload of R1.4 and R5.3; every one must complete. */
