@@ -34,7 +34,7 @@ final class ConfusableNames {
         String core = word(random, 1 + random.nextInt(8));
         String[] pair = switch (index % FAMILIES) {
             case 0 -> casePair(core, random);
-            case 1 -> whitespacePair(core, random);
+            case 1 -> whitespacePair(core, index / FAMILIES);
             case 2 -> longPrefixPair(prefix, random, index / FAMILIES);
             case 3 -> separatorPair(core, random, index / FAMILIES);
             case 4 -> lookAlikePair(core, random, index / FAMILIES);
@@ -54,8 +54,9 @@ final class ConfusableNames {
         return random.nextBoolean() ? new String[]{core, upper} : new String[]{"Lock-" + core, "lock-" + core};
     }
 
-    private static String[] whitespacePair(String core, SplittableRandom random) {
-        return switch (random.nextInt(4)) {
+    /** Trailing, leading, doubled inner and inserted whitespace, each in turn: every kind comes up every run. */
+    private static String[] whitespacePair(String core, int occurrence) {
+        return switch (occurrence % 4) {
             case 0 -> new String[]{core, core + " "};
             case 1 -> new String[]{core, " " + core};
             case 2 -> new String[]{core + " a", core + "  a"};
