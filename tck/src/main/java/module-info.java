@@ -8,6 +8,7 @@ module io.locksmith.tck {
     requires org.junit.platform.launcher;
     requires org.opentest4j;
     requires awaitility;
+    requires org.slf4j; // R8.8 sets a trace id in the MDC
 
     exports io.locksmith.tck;
     exports io.locksmith.tck.fault;

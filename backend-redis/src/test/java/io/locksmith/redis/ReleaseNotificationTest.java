@@ -14,10 +14,13 @@ import org.junit.jupiter.api.TestInfo;
 import redis.clients.jedis.Jedis;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Release notification: one subscriber connection per client for all names, restored after it drops. */
 class ReleaseNotificationTest {
@@ -75,6 +78,26 @@ class ReleaseNotificationTest {
             one.close();
             two.close();
             await().atMost(Duration.ofSeconds(5)).until(() -> subscribedChannels() == 0);
+        }
+    }
+
+    /** Regression (issue 13, R7.8): Redis publishes nothing when a key expires; the subscriber must still be told. */
+    @Test
+    void aSubscriberMadeAfterTheGrantIsToldWhenTheLockExpires(TestInfo info) throws Exception {
+        String name = RedisLockContract.unique(info);
+        try (LockProvider waiter = provider(); LockProvider holder = provider()) {
+            long grantedAt = System.nanoTime();
+            holder.tryAcquire(new AcquireRequest(name, owner("h:3"), Duration.ofMillis(400), false)).orElseThrow();
+            AtomicInteger told = new AtomicInteger();
+            AtomicLong toldAt = new AtomicLong();
+            try (AutoCloseable subscription = waiter.subscribe(name, () -> {
+                toldAt.compareAndSet(0, System.nanoTime());
+                told.incrementAndGet();
+            })) {
+                await().atMost(Duration.ofSeconds(3)).until(() -> told.get() >= 1);
+                long afterGrant = TimeUnit.NANOSECONDS.toMillis(toldAt.get() - grantedAt);
+                assertTrue(afterGrant >= 390, "told " + afterGrant + " ms after a grant with a TTL of 400 ms: too early");
+            }
         }
     }
 
