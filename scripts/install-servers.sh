@@ -8,6 +8,7 @@ missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-sentinel >/dev/null 2>&1 || missing+=(redis-server)
 command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || missing+=(etcd-server)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-servers: redis-server, redis-sentinel and etcd are installed"
@@ -28,4 +29,5 @@ DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-rec
 # stop them if they run (no systemd in containers: ignore failures).
 $sudo_cmd service redis-server stop >/dev/null 2>&1 || true
 $sudo_cmd service etcd stop >/dev/null 2>&1 || true
+$sudo_cmd service postgresql stop >/dev/null 2>&1 || true
 echo "install-servers: done"

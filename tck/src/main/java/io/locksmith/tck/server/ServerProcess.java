@@ -139,10 +139,27 @@ public final class ServerProcess implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
-    /** Kills the server with SIGKILL and waits for it to be gone: a crash, no clean shutdown. */
+    /**
+     * Kills the server with SIGKILL and waits for it to be gone: a crash, no clean shutdown. Its child processes
+     * (PostgreSQL's backends) are killed too, as they die with the machine in a real crash, and would otherwise
+     * keep the shared memory a restarted server needs.
+     */
     public void kill() {
         if (process != null && process.isAlive()) {
+            // Listed before the parent dies: once orphaned they are no longer its descendants.
+            List<ProcessHandle> children = process.descendants().toList();
             process.destroyForcibly();
+            children.forEach(ProcessHandle::destroyForcibly);
+            for (ProcessHandle child : children) {
+                try {
+                    child.onExit().get(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    // gone or stuck: the wait for the parent below reports what matters
+                }
+            }
             try {
                 process.waitFor(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
