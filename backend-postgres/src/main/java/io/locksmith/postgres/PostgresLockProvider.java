@@ -364,6 +364,11 @@ final class PostgresLockProvider implements LockProvider {
         return duration.toNanos() % 1000 == 0 ? Math.max(1, micros) : micros + 1;
     }
 
+    /** Whether the listening connection is up (tests). */
+    boolean isListening() {
+        return listener.isListening();
+    }
+
     PostgresSettings settings() {
         return settings;
     }

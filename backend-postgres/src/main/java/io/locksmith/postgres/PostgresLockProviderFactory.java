@@ -86,13 +86,14 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         settings.user().ifPresent(config::setUsername);
         settings.password().ifPresent(config::setPassword);
         config.setMaximumPoolSize(settings.poolSize());
-        config.setMinimumIdle(1);
+        // A fixed-size pool: a new session costs the server a process, too slow to open while a call waits.
+        config.setMinimumIdle(settings.poolSize());
         config.setConnectionTimeout(settings.timeout().toMillis());
         config.setValidationTimeout(Math.max(250, Math.min(settings.timeout().toMillis(), 5000)));
         config.setAutoCommit(true);
         config.setPoolName("locksmith-postgres-" + id);
-        // Fail at start when the server cannot be reached, within the URI's time-out.
-        config.setInitializationFailTimeout(settings.timeout().toMillis());
+        // Fail at start when the server cannot be reached, within the URI's connect time-out.
+        config.setInitializationFailTimeout(settings.connectTimeout().toMillis());
         return config;
     }
 }

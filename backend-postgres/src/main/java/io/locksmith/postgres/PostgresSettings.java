@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 /**
  * The settings of a {@code postgres://} URI, validated:
  * {@code postgres://[user[:password]@]host[:port][,host[:port]...]/database[?schema=public&pool=4&timeout=5s
- * &createSchema=true&cleanup=30s]}. Grammar and meaning: {@code docs/POSTGRES.md}.
+ * &connectTimeout=10s&createSchema=true&cleanup=30s]}. Grammar and meaning: {@code docs/POSTGRES.md}.
  *
  * @param hosts         the servers; with several, the driver connects to the one that is the primary
  * @param database      the database
@@ -21,19 +21,22 @@ import java.util.stream.Collectors;
  * @param password      its password, if given
  * @param schema        the schema of the lock table, the fencing sequence and the registry table
  * @param poolSize      the most connections the pool opens (besides the one listening connection)
- * @param timeout       how long one statement may take, connecting included, before it counts as failed
+ * @param timeout       how long one call may take, waiting for a pooled connection included, before it fails
+ * @param connectTimeout how long opening a new session may take (the server forks a process for it): at start,
+ *                      and for the pool and the listening connection in the background
  * @param createSchema  whether to create the tables and the sequence at start if they are missing
  * @param cleanup       how often a client deletes rows whose lease ran out (and notifies waiters of them)
  */
 record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<String> user,
                         Optional<String> password, String schema, int poolSize, Duration timeout,
-                        boolean createSchema, Duration cleanup) {
+                        Duration connectTimeout, boolean createSchema, Duration cleanup) {
 
     static final int DEFAULT_PORT = 5432;
     static final String DEFAULT_SCHEMA = "public";
     static final int DEFAULT_POOL_SIZE = 4;
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
     static final Duration DEFAULT_CLEANUP = Duration.ofSeconds(30);
+    static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     /** HikariCP refuses to wait less than this for a connection. */
     static final Duration MIN_TIMEOUT = Duration.ofMillis(250);
 
@@ -42,6 +45,7 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
     static final String PARAM_TIMEOUT = "timeout";
     static final String PARAM_CREATE_SCHEMA = "createSchema";
     static final String PARAM_CLEANUP = "cleanup";
+    static final String PARAM_CONNECT_TIMEOUT = "connectTimeout";
 
     /**
      * Reads the settings from {@code uri}.
@@ -69,6 +73,7 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
                     + "ms; the connection pool waits at least " + MIN_TIMEOUT.toMillis() + "ms, so write timeout="
                     + MIN_TIMEOUT.toMillis() + "ms or more");
         }
+        Duration connectTimeout = uri.duration(PARAM_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT);
         boolean createSchema = uri.bool(PARAM_CREATE_SCHEMA, true);
         Duration cleanup = uri.duration(PARAM_CLEANUP, DEFAULT_CLEANUP);
         Optional<String> user = Optional.empty();
@@ -82,7 +87,8 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
                 throw new LockConfigurationException("'" + uri + "' has user info without a user name");
             }
         }
-        return new PostgresSettings(hosts, database, user, password, schema, poolSize, timeout, createSchema, cleanup);
+        return new PostgresSettings(hosts, database, user, password, schema, poolSize, timeout, connectTimeout,
+                createSchema, cleanup);
     }
 
     /**
@@ -91,7 +97,7 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
      */
     String jdbcUrl() {
         String hostList = hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","));
-        long seconds = Math.max(1, (timeout.toMillis() + 999) / 1000);
+        long seconds = Math.max(1, (connectTimeout.toMillis() + 999) / 1000);
         return "jdbc:postgresql://" + hostList + "/" + URLEncoder.encode(database, StandardCharsets.UTF_8)
                 + "?targetServerType=primary&connectTimeout=" + seconds + "&loginTimeout=" + seconds
                 + "&ApplicationName=locksmith&tcpKeepAlive=true";

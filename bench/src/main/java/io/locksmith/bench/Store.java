@@ -5,6 +5,7 @@ public enum Store {
     REDIS("Redis"),
     ZOOKEEPER("ZooKeeper"),
     ETCD("etcd"),
+    POSTGRES("PostgreSQL"),
     /** The in-JVM reference store: a smoke run of the harness, no network. */
     MEM("mem");
 

@@ -145,7 +145,46 @@ public final class StoreServers {
         for (String setting : extraSettings) {
             command.addAll(List.of("-c", setting));
         }
-        return ServerProcess.start("postgres-" + port, command, workDir, port, POSTGRES_INSTALL_HINT);
+        ServerProcess server = ServerProcess.start("postgres-" + port, command, workDir, port, POSTGRES_INSTALL_HINT);
+        try {
+            awaitPostgresReady(server);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    /**
+     * Waits until a PostgreSQL server accepts sessions ({@code pg_isready}): it listens before its start-up or
+     * crash recovery is done, and refuses sessions meanwhile. Call it after {@link ServerProcess#restart()}.
+     *
+     * @throws IllegalStateException if it is not ready within 60 s
+     */
+    public static void awaitPostgresReady(ServerProcess server) {
+        String isReady = postgresBinary("pg_isready");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                Process probe = new ProcessBuilder(isReady, "-q", "-h", "127.0.0.1", "-p",
+                        Integer.toString(server.port()), "-U", POSTGRES_USER, "-d", "postgres", "-t", "5")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                if (probe.waitFor(10, TimeUnit.SECONDS) && probe.exitValue() == 0) {
+                    return;
+                }
+                probe.destroyForcibly();
+                if (!server.isAlive() || System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(server + " does not accept sessions; its log ends with:\n"
+                            + server.tail());
+                }
+                Thread.sleep(50); // polling the server: there is no event that announces it is ready
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot run " + isReady, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + server, e);
+            }
+        }
     }
 
     /**
