@@ -150,8 +150,82 @@ final class LockNode implements AutoCloseable {
                 List.of(), null);
     }
 
+    /**
+     * Calls {@code onRelease} when the lock is released (the release script publishes on its channel) and when
+     * it expires: Redis publishes nothing when a key's TTL runs out (keyspace notifications are a server setting
+     * we cannot assume), so while the subscription lasts a timer reads the lock's remaining TTL and calls back
+     * once it is gone. Without it a waiter learns of a crashed holder's expiry only at its next poll (R7.8).
+     */
     AutoCloseable subscribe(String name, Runnable onRelease) {
-        return commands.subscribe(RedisLockKeys.releaseChannel(name), onRelease);
+        AutoCloseable released = commands.subscribe(RedisLockKeys.releaseChannel(name), onRelease);
+        ExpiryWatch watch = new ExpiryWatch(name, onRelease);
+        watch.schedule(Duration.ZERO);
+        return () -> {
+            watch.cancel();
+            released.close();
+        };
+    }
+
+    private static final java.util.concurrent.ScheduledExecutorService EXPIRY_WATCHES =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "locksmith-redis-expiry-watch");
+                thread.setDaemon(true);
+                return thread;
+            });
+
+    /** Reads a lock's remaining TTL and calls back when it ran out, until cancelled. */
+    private final class ExpiryWatch {
+        private final String name;
+        private final Runnable onExpiry;
+        private volatile boolean cancelled;
+        private volatile java.util.concurrent.Future<?> next;
+        private boolean sawHeld;
+
+        ExpiryWatch(String name, Runnable onExpiry) {
+            this.name = name;
+            this.onExpiry = onExpiry;
+        }
+
+        void schedule(Duration delay) {
+            if (!cancelled) {
+                next = EXPIRY_WATCHES.schedule(this::check, delay.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            }
+        }
+
+        private void check() {
+            if (cancelled) {
+                return;
+            }
+            Holding holding;
+            try {
+                holding = inspect(name);
+            } catch (RuntimeException e) {
+                schedule(Duration.ofSeconds(1)); // the waiter's own poll covers the gap
+                return;
+            }
+            if (holding == null) {
+                if (sawHeld) {
+                    sawHeld = false;
+                    onExpiry.run();
+                }
+                // Watch whoever takes it next, for as long as somebody waits.
+                schedule(Duration.ofMillis(100));
+                return;
+            }
+            if (holding.remaining() == null) {
+                return; // no TTL on this key: nothing will expire
+            }
+            sawHeld = true;
+            schedule(holding.remaining().plusMillis(1));
+        }
+
+        void cancel() {
+            cancelled = true;
+            java.util.concurrent.Future<?> scheduled = next;
+            if (scheduled != null) {
+                scheduled.cancel(false);
+            }
+        }
     }
 
     /** Fails fast, at creation, if the server is unreachable or refuses the credentials. */

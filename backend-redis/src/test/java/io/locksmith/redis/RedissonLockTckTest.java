@@ -24,7 +24,13 @@ class RedissonLockTckTest extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open("redis://" + server.address() + "?client=redisson");
+        return LockClient.open(storeUri());
+    }
+
+    /** The kit opens its own clients on this URI too: through its SPI fault injector, with a trace id source. */
+    @Override
+    protected String storeUri() {
+        return "redis://" + server.address() + "?client=redisson";
     }
 
     @Override

@@ -32,7 +32,13 @@ class ZooKeeperEnsembleTckTest extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open("zookeeper://" + cluster.getConnectString() + ZooKeeperSettings.DEFAULT_BASE_PATH);
+        return LockClient.open(storeUri());
+    }
+
+    /** The kit opens its own clients on this URI too: through its SPI fault injector, with a trace id source. */
+    @Override
+    protected String storeUri() {
+        return "zookeeper://" + cluster.getConnectString() + ZooKeeperSettings.DEFAULT_BASE_PATH;
     }
 
     @Override

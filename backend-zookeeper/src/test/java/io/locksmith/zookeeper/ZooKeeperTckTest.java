@@ -30,7 +30,13 @@ class ZooKeeperTckTest extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open(server.uri());
+        return LockClient.open(storeUri());
+    }
+
+    /** The kit opens its own clients on this URI too: through its SPI fault injector, with a trace id source. */
+    @Override
+    protected String storeUri() {
+        return server.uri();
     }
 
     /** Deletes the holder's node with another session, as an operator or a session expiry would. */

@@ -321,6 +321,10 @@ final class DefaultLockClient implements LockClient {
             } catch (LockException e) {
                 events.emit(LockEvent.Type.RELEASE_FAILED, lock.name(), lock.grant.fencingToken(),
                         lock.grant.owner().holder(), heldNanos, e);
+                if (capabilities.contains(Capability.SESSION_BOUND)) {
+                    // No TTL in the store: a release that never arrived would leave the lock for the whole session.
+                    keeper.runSoon(() -> releaseInStore(lock));
+                }
                 throw e;
             } finally {
                 waitQueues.released(lock.name());

@@ -164,6 +164,16 @@ public final class MemStore {
 
     AutoCloseable subscribe(String lock, Runnable onChange) {
         listeners.computeIfAbsent(lock, k -> new CopyOnWriteArrayList<>()).add(onChange);
+        // A lock granted before anybody subscribed has no expiry timer yet: its expiry must reach this subscriber too.
+        long now = System.nanoTime();
+        long remaining;
+        synchronized (this) {
+            Entry entry = current(lock, now);
+            remaining = entry == null ? -1 : entry.expiresAt - now;
+        }
+        if (remaining >= 0) {
+            scheduleExpiryNotice(lock, remaining);
+        }
         return () -> listeners.computeIfPresent(lock, (k, list) -> {
             list.remove(onChange);
             return list.isEmpty() ? null : list;
@@ -171,7 +181,7 @@ public final class MemStore {
     }
 
     private void scheduleExpiryNotice(String lock, long ttlNanos) {
-        // Only worth a timer when somebody waits; a waiter that subscribes later polls once first anyway.
+        // Only worth a timer when somebody waits; a later subscriber schedules its own (see subscribe).
         if (listeners.containsKey(lock)) {
             EXPIRY.schedule(() -> {
                 synchronized (this) {

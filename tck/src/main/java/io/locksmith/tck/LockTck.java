@@ -11,6 +11,10 @@ import io.locksmith.LockOptions;
 import io.locksmith.LockTimeoutException;
 import io.locksmith.LossReason;
 import io.locksmith.spi.Capability;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.LockUri;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -205,9 +209,15 @@ public abstract class LockTck {
     @Test
     void required_r1_4_contentionWorkloadShowsNoOverlap() {
         WorkloadReport report = runWorkload();
+        assertCompleteAndExclusive(report);
+    }
+
+    /** Every operation completed, none timed out or failed, no worker hung, no two holders inside at once. */
+    private static void assertCompleteAndExclusive(WorkloadReport report) {
         assertEquals(0, report.errors(), () -> "operations failed: " + report);
         assertEquals(0, report.stuckThreads(), () -> "workers hung: " + report);
-        assertTrue(report.operations() > 0, () -> "no operation completed: " + report);
+        assertEquals(0, report.acquireTimeouts(), () -> "acquires timed out under plain contention: " + report);
+        assertEquals(WORKLOAD_OPERATIONS, report.operations(), () -> "not every operation completed: " + report);
         assertEquals(0, report.overlaps(), () -> "two holders were inside at once: " + report);
     }
 
@@ -445,8 +455,7 @@ public abstract class LockTck {
     void optional_r5_3_aFencedResourceAcceptsNoStaleWriteUnderContention() {
         requireCapability(client(), TckRule.R5_3);
         WorkloadReport report = runWorkload();
-        assertEquals(0, report.errors(), () -> "operations failed: " + report);
-        assertTrue(report.operations() > 0, () -> "no operation completed: " + report);
+        assertCompleteAndExclusive(report);
         assertEquals(0, report.staleWritesAccepted(), () -> "stale writes were accepted: " + report);
         assertEquals(0, report.tokenMonotonicityViolations(), () -> "tokens went backwards: " + report);
     }
@@ -554,20 +563,60 @@ public abstract class LockTck {
 
     @Test
     void optional_r6_6_batchRenewalKeepsManyLeasesAlive() {
-        LockClient a = client();
         LockClient b = client();
-        requireCapability(a, TckRule.R6_6);
+        requireCapability(b, TckRule.R6_6);
         List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            leases.add(a.lock(name(), renewingShortLease()).acquire(timing.slack()));
+            leases.add(b.lock(name(), renewingShortLease()).acquire(timing.slack()));
         }
         waitFor(timing.shortLease().multipliedBy(3));
         for (Lease lease : leases) {
             assertTrue(lease.isHeld(), "lease on '" + lease.lockName() + "' was lost while renewed in a batch");
-            assertTrue(b.lock(lease.lockName(), longLease()).tryAcquire().isEmpty(),
-                    "another client took '" + lease.lockName() + "' while it was renewed in a batch");
         }
         leases.forEach(Lease::close);
+        // Mixed TTLs, mixed held and lost, in a shuffled order: each answer and each TTL must be the request's own.
+        SpiClient a = spiClient(TckRule.R6_6, null);
+        LockClient c = client();
+        List<io.locksmith.spi.RenewRequest> requests = new ArrayList<>();
+        List<Boolean> expected = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            Duration ttl = effectiveTtl(timing.slack().multipliedBy(3L * (i + 1)));
+            String name = name();
+            a.client().lock(name, LockOptions.builder().leaseTime(ttl).fixedLease().build()).acquire(timing.slack());
+            Grant grant = a.faults().lastGrant(name).orElseThrow();
+            boolean keep = i % 3 != 1;
+            if (!keep) {
+                requireExpiryHook(TckRule.R6_6);
+                expireBehindClientsBack(name);
+                c.lock(name, LockOptions.builder().leaseTime(timing.slack().multipliedBy(2)).fixedLease().build())
+                        .tryAcquire(timing.slack()).orElseThrow(() -> new AssertionError("lock '" + name
+                                + "' was expired through the hook but another client could not take it"));
+            }
+            requests.add(new io.locksmith.spi.RenewRequest(grant, ttl));
+            expected.add(keep);
+        }
+        List<Integer> order = new ArrayList<>(List.of(3, 0, 5, 1, 4, 2));
+        List<io.locksmith.spi.RenewRequest> shuffled = order.stream().map(requests::get).toList();
+        List<Boolean> results = a.faults().provider().renewAll(shuffled);
+        assertEquals(order.stream().map(expected::get).toList(), results, "renewAll answered out of order or wrongly for"
+                + " a batch of held and lost locks (requests " + order + ", lost ones are 1 and 4)");
+        for (int i = 0; i < requests.size(); i++) {
+            io.locksmith.spi.RenewRequest request = requests.get(i);
+            String name = request.grant().name();
+            LockInfo info = c.inspect(name).orElseThrow(() -> new AssertionError("lock '" + name + "' is free after renewAll"));
+            if (expected.get(i)) {
+                assertEquals(request.grant().fencingToken(), info.fencingToken(), "lock '" + name + "' changed hands");
+                int index = i;
+                info.timeToLive().ifPresent(ttl -> assertTrue(ttl.compareTo(request.ttl().plus(timing.expiryPrecision())) <= 0
+                        && ttl.compareTo(request.ttl().minus(timing.slack())) >= 0, "after renewAll, lock " + index + " '"
+                        + name + "' has " + ttl + " left for a renewal to " + request.ttl() + ": another request's TTL"));
+            } else {
+                assertNotEquals(request.grant().fencingToken(), info.fencingToken(), "the lost lock '" + name + "' is back");
+                info.timeToLive().ifPresent(ttl -> assertTrue(ttl.compareTo(timing.slack().multipliedBy(2)
+                        .plus(timing.expiryPrecision())) <= 0, "renewAll extended the lock '" + name
+                        + "' of another holder to " + ttl));
+            }
+        }
     }
 
     // ================================================================ R7 Waiting
@@ -644,24 +693,45 @@ public abstract class LockTck {
     @Test
     void optional_r7_4_handoffByNotification() {
         LockClient a = client();
-        LockClient b = client();
         requireCapability(a, TckRule.R7_4);
+        // A long poll where the kit opens the waiter's client itself: a missing notification then shows plainly.
+        LockClient b = supportsStoreUri() ? spiClient(TckRule.R7_4, null, timing.slack().multipliedBy(2)).client() : client();
+        String name = name();
         List<Long> latencies = new ArrayList<>();
-        for (int trial = 0; trial < 3; trial++) {
-            String name = name();
+        int allowedSlow = HANDOFFS / 5;
+        int slow = 0;
+        for (int round = 0; round < HANDOFFS && slow <= allowedSlow; round++) {
             Lease held = a.lock(name, longLease()).acquire(timing.slack());
-            Waiter waiter = new Waiter("tck-notified-waiter", () -> b.lock(name, longLease()).acquire(timing.slack().multipliedBy(3)));
+            Waiter waiter = new Waiter("tck-notified-waiter", () -> b.lock(name, longLease()).acquire(timing.slack().multipliedBy(5)));
             within(timing.slack(), "the waiter to start waiting").until(waiter::isParked);
-            long releasedAt = System.nanoTime();
-            held.close();
-            Lease handedOver = waiter.lease(timing.slack().multipliedBy(2));
-            latencies.add(TimeUnit.NANOSECONDS.toMillis(waiter.acquiredAt - releasedAt));
+            // Releases the waiter must hear of through the one subscription of its wait: the holder lets go and
+            // takes the lock back at once, twice, before it lets go for good.
+            long releasedAt = 0;
+            for (int bounce = 0; bounce < 3; bounce++) {
+                releasedAt = System.nanoTime();
+                held.close();
+                if (bounce == 2 || waiter.result.isDone()) {
+                    break;
+                }
+                Optional<Lease> back = a.lock(name, longLease()).tryAcquire();
+                if (back.isEmpty()) {
+                    break;
+                }
+                held = back.get();
+                within(timing.slack(), "the waiter to wait again").until(waiter::isParked);
+            }
+            Lease handedOver = waiter.lease(timing.slack().multipliedBy(5));
+            long latency = TimeUnit.NANOSECONDS.toMillis(waiter.acquiredAt - releasedAt);
+            latencies.add(latency);
+            if (latency > timing.notificationLatency().toMillis()) {
+                slow++;
+            }
             handedOver.close();
         }
-        long best = latencies.stream().mapToLong(Long::longValue).min().orElseThrow();
-        assertTrue(best <= timing.notificationLatency().toMillis(), "a waiter on another client took " + latencies
-                + " ms to get a released lock; with a release notification it should take under "
-                + timing.notificationLatency().toMillis() + " ms (the client's poll fallback is 500 ms or more)");
+        assertTrue(slow <= allowedSlow, "handoffs of '" + name + "' to a waiter on another client took " + latencies
+                + " ms: more than " + allowedSlow + " of " + HANDOFFS + " took over " + timing.notificationLatency().toMillis()
+                + " ms (the 80th percentile); with a release notification each release, also the second and third one"
+                + " during one wait, must wake the waiter");
     }
 
     @Test
@@ -805,7 +875,554 @@ public abstract class LockTck {
         }
     }
 
+    // ================================================================ Sharpened rules (issue 13)
+
+    @Test
+    void required_r1_5_aRandomizedHistorySatisfiesTheLockModel() throws Exception {
+        boolean dropHook = supportsExpiryHook();
+        List<LockClient> contenders = List.of(client(), client(), client());
+        boolean fencing = hasCapability(contenders.get(0), Capability.FENCING);
+        List<String> names = List.of(name(), name());
+        LockHistory history = new LockHistory();
+        long seed = seed();
+        long target = HISTORY_CONTENDED_ATTEMPTS;
+        long stopAt = System.nanoTime() + timing.historyDuration().toNanos();
+        java.util.concurrent.ConcurrentHashMap<String, LockHistory.Holding> current = new java.util.concurrent.ConcurrentHashMap<>();
+        AtomicInteger drops = new AtomicInteger();
+        List<Future<?>> workers = new ArrayList<>();
+        int threadsPerClient = 2;
+        for (int c = 0; c < contenders.size(); c++) {
+            for (int t = 0; t < threadsPerClient; t++) {
+                LockClient client = contenders.get(c);
+                java.util.SplittableRandom random = new java.util.SplittableRandom(seed * 31 + c * 7L + t);
+                workers.add(helpers.submit(() -> {
+                    while (System.nanoTime() - stopAt < 0 && history.contendedAttempts() < target
+                            && !Thread.currentThread().isInterrupted()) {
+                        historyStep(client, names.get(random.nextInt(names.size())), random, history, current,
+                                dropHook && drops.get() < 6, drops);
+                    }
+                    return null;
+                }));
+            }
+        }
+        Duration bound = timing.historyDuration().plus(timing.slack().multipliedBy(3));
+        for (Future<?> worker : workers) {
+            try {
+                worker.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                workers.forEach(w -> w.cancel(true));
+                fail("a worker of the randomized history was stuck after " + bound + " (seed " + seed + "): " + history);
+            } catch (ExecutionException e) {
+                throw new AssertionError("a call of the randomized history failed (seed " + seed + "): " + e.getCause()
+                        + "; " + history, e.getCause());
+            }
+        }
+        System.out.println("R1.5 history (seed " + seed + "): " + history);
+        assertTrue(history.holdings() > 0, "the randomized history made no holding at all: " + history);
+        Optional<String> violation = history.check(fencing);
+        assertTrue(violation.isEmpty(), () -> violation.get() + " [seed " + seed + ", rerun with -D" + SEED_PROPERTY
+                + "=" + seed + "; " + history + "]");
+    }
+
+    /** One random operation of the history: an acquire of some kind, a short hold, sometimes a fault, a release. */
+    private void historyStep(LockClient client, String name, java.util.SplittableRandom random, LockHistory history,
+                             java.util.Map<String, LockHistory.Holding> current, boolean mayDrop, AtomicInteger drops) {
+        int kind = random.nextInt(100);
+        boolean renewing = random.nextBoolean();
+        LockOptions options = renewing ? renewingShortLease() : LockOptions.builder().leaseTime(timing.longLease()).fixedLease().build();
+        DistributedLock lock = client.lock(name, options);
+        boolean contended = current.containsKey(name);
+        long invokedAt = System.nanoTime();
+        Optional<Lease> lease;
+        String operation;
+        long bound;
+        if (kind < 75) {
+            operation = "tryAcquire()";
+            bound = timing.slack().toNanos();
+            lease = lock.tryAcquire();
+        } else if (kind < 92) {
+            Duration wait = Duration.ofMillis(1 + random.nextInt(20));
+            operation = "tryAcquire(" + wait.toMillis() + "ms)";
+            bound = wait.plus(timing.slack()).toNanos();
+            lease = lock.tryAcquire(wait);
+        } else {
+            Duration wait = timing.slack();
+            operation = "acquire(" + wait.toMillis() + "ms)";
+            bound = wait.plus(timing.slack()).toNanos();
+            try {
+                lease = Optional.of(lock.acquire(wait));
+            } catch (LockTimeoutException e) {
+                lease = Optional.empty();
+            }
+        }
+        history.completed(operation + " of '" + name + "' by " + client.clientId(), invokedAt, bound, true, contended);
+        if (lease.isEmpty()) {
+            return;
+        }
+        Lease held = lease.get();
+        LockHistory.Holding holding = history.granted(name, client.clientId() + "/" + Thread.currentThread().getName(),
+                held.fencingToken(), operation, invokedAt);
+        held.onLost(event -> holding.lostReported(event.reason().name()));
+        current.put(name, holding);
+        try {
+            if (mayDrop && random.nextInt(60) == 0 && drops.incrementAndGet() <= 6) {
+                // A fault: the store loses the lock behind the holder's back; the holder must be told.
+                holding.droppedByKit();
+                expireBehindClientsBack(name);
+                awaitDropped(client, name, held.fencingToken());
+            } else if (random.nextBoolean()) {
+                // Held long enough for the other threads to try it many times: each try is a chance of a double grant.
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(500 + random.nextInt(2000)));
+            }
+        } finally {
+            current.remove(name, holding);
+            long releaseAt = System.nanoTime();
+            holding.releasing();
+            held.close();
+            history.completed("release of '" + name + "' (token " + held.fencingToken() + ")", releaseAt,
+                    timing.slack().toNanos(), false, false);
+        }
+    }
+
+    @Test
+    void required_r2_5_ownershipIsPerHoldingNotPerClient() throws Exception {
+        SpiClient a = spiClient(TckRule.R2_5, null);
+        LockClient c = client();
+        String name = name();
+        Lease stale = a.client().lock(name, fixedShortLease()).acquire(timing.slack());
+        Grant staleGrant = a.faults().lastGrant(name).orElseThrow();
+        Duration currentTtl = timing.slack().multipliedBy(2);
+        Lease current = inOtherThread(() -> a.client().lock(name, LockOptions.builder().leaseTime(currentTtl).fixedLease()
+                .build()).tryAcquire(timing.shortLease().plus(timing.slack()))).orElseThrow(() -> new AssertionError(
+                "the fixed lease of " + timing.shortLease() + " on '" + name + "' never ran out (see R3.1)"));
+        Grant currentGrant = a.faults().lastGrant(name).orElseThrow();
+        assertNotEquals(staleGrant.owner().id(), currentGrant.owner().id(), "two holdings share an owner id");
+        boolean renewed = a.faults().provider().renew(staleGrant, timing.longLease());
+        assertFalse(renewed, "the renewal of the expired holding (owner " + staleGrant.owner().id() + ") answered true"
+                + " although the same client's next holding (owner " + currentGrant.owner().id() + ") holds '" + name
+                + "': renew must compare the holding's owner id, not the client id");
+        LockInfo info = c.inspect(name).orElseThrow(() -> new AssertionError("lock '" + name + "' is free after the"
+                + " stale renewal, although the same client's next holding holds it"));
+        info.timeToLive().ifPresent(ttl -> assertTrue(ttl.compareTo(currentTtl.plus(timing.expiryPrecision())) <= 0,
+                "the stale holding's renewal to " + timing.longLease() + " extended the next holding's lock to " + ttl));
+        stale.close();
+        assertFalse(a.faults().provider().release(staleGrant), "the release of the expired holding answered true"
+                + " although the same client's next holding holds '" + name + "'");
+        assertTrue(c.lock(name, longLease()).tryAcquire().isEmpty(), "the stale holding's release freed lock '" + name
+                + "', now held by the same client's next holding (token " + current.fencingToken() + ")");
+        assertEquals(current.fencingToken(), c.inspect(name).map(LockInfo::fencingToken).orElse(null),
+                "lock '" + name + "' should still show the next holding's token");
+        assertTrue(current.isHeld(), "the next holding was lost to the stale holding's release or renewal");
+        current.close();
+    }
+
+    @Test
+    void required_r3_3_theStoreFreesALockAtItsTtlAndTheHolderKnowsFirst() {
+        SpiClient a = spiClient(TckRule.R3_3, null);
+        LockClient b = client();
+        String name = name();
+        Duration requested = timing.exactTtl();
+        Duration ttl = a.faults().provider().effectiveTtl(requested);
+        assertTrue(ttl.compareTo(requested) >= 0, "effectiveTtl(" + requested + ") is " + ttl + ": a store may round up, never down");
+        long drift = ttl.toNanos() / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+        long precision = timing.expiryPrecision().toNanos();
+        DistributedLock contender = b.lock(name, longLease());
+        long invokedAt = System.nanoTime();
+        Lease held = a.client().lock(name, LockOptions.builder().leaseTime(requested).fixedLease().build()).acquire(timing.slack());
+        long grantedAt = System.nanoTime();
+        long giveUpAt = grantedAt + ttl.toNanos() + precision + timing.slack().toNanos();
+        Optional<Lease> next = Optional.empty();
+        long succeededAt;
+        boolean oldHeldThen;
+        while (true) {
+            next = contender.tryAcquire();
+            succeededAt = System.nanoTime();
+            oldHeldThen = held.isHeld();
+            if (next.isPresent() || succeededAt - giveUpAt > 0) {
+                break;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+        long freedAfter = succeededAt - invokedAt;
+        assertTrue(next.isPresent(), "lock '" + name + "' with a TTL of " + ttl + " was still taken "
+                + TimeUnit.NANOSECONDS.toMillis(succeededAt - grantedAt) + " ms after its grant");
+        next.get().close();
+        assertFalse(oldHeldThen, "another client acquired '" + name + "' " + TimeUnit.NANOSECONDS.toMillis(freedAfter)
+                + " ms after the first holder asked for a TTL of " + ttl + ", while the first holder's isHeld() was"
+                + " still true: Grant.validity is longer than what the store keeps");
+        assertTrue(freedAfter >= ttl.toNanos() - drift, "the store freed lock '" + name + "' early: another client"
+                + " acquired it " + TimeUnit.NANOSECONDS.toMillis(freedAfter) + " ms after an acquire with a TTL of "
+                + ttl.toMillis() + " ms (allowance for clock drift " + TimeUnit.NANOSECONDS.toMillis(drift) + " ms)");
+        assertTrue(succeededAt - grantedAt <= ttl.toNanos() + precision, "the store freed lock '" + name + "' late: "
+                + TimeUnit.NANOSECONDS.toMillis(succeededAt - grantedAt) + " ms after the grant, for a TTL of "
+                + ttl.toMillis() + " ms that effectiveTtl() stated (precision " + timing.expiryPrecision().toMillis()
+                + " ms): the store rounds the TTL up without saying so");
+        held.close();
+    }
+
+    @Test
+    void required_r6_7_renewalSetsTheTtlItDoesNotAddToIt() {
+        String name = name();
+        LockClient a = client();
+        Duration ttl = effectiveTtl(timing.shortLease());
+        try (Lease lease = a.lock(name, renewingShortLease()).acquire(timing.slack())) {
+            waitFor(timing.shortLease().multipliedBy(3));
+            assertTrue(lease.isHeld(), "a renewing lease was lost after three TTLs (see R6.1)");
+            Optional<Duration> remaining = a.inspect(name).flatMap(LockInfo::timeToLive);
+            Assumptions.assumeTrue(remaining.isPresent(), "Skipped because the store reports no time to live for its"
+                    + " locks (a session-bound store): rule R6.7 (" + TckRule.R6_7.title() + ") reads it");
+            assertTrue(remaining.get().compareTo(ttl.plus(timing.expiryPrecision())) <= 0, "after renewals every "
+                    + ttl.dividedBy(3).toMillis() + " ms of a lease of " + ttl.toMillis() + " ms the store keeps lock '"
+                    + name + "' for " + remaining.get().toMillis() + " ms more: a renewal must set the TTL, not add to it"
+                    + " (a crashed holder would block the lock for many leases)");
+        }
+    }
+
+    @Test
+    void required_r6_8_closingALeaseWhoseLockVanishedReportsTheLoss() {
+        requireExpiryHook(TckRule.R6_8);
+        String name = name();
+        LockClient a = client();
+        Lease lease = a.lock(name, longLease()).acquire(timing.slack());
+        AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+        lease.onLost(lost::set);
+        expireBehindClientsBack(name);
+        awaitDropped(a, name, lease.fencingToken());
+        long start = System.nanoTime();
+        lease.close();
+        long took = System.nanoTime() - start;
+        assertTrue(lost.get() != null, "closing a lease whose store lock had vanished (deleted behind its back) did not"
+                + " report the loss: release must answer false when it removed nothing");
+        assertTrue(took <= timing.slack().toNanos(), "closing the lease took " + took / 1_000_000 + " ms");
+        assertFalse(lease.isHeld());
+    }
+
+    @Test
+    void optional_r7_8_aWaiterIsNotifiedWhenALockExpires() {
+        LockClient a = client();
+        requireCapability(a, TckRule.R7_8);
+        SpiClient b = spiClient(TckRule.R7_8, null, timing.slack());
+        List<Long> lateness = new ArrayList<>();
+        Duration ttl = effectiveTtl(timing.shortLease());
+        for (int trial = 0; trial < 3; trial++) {
+            String name = name();
+            long invokedAt = System.nanoTime();
+            Lease expiring = a.lock(name, fixedShortLease()).acquire(timing.slack());
+            Waiter waiter = new Waiter("tck-expiry-waiter", () -> b.client().lock(name, longLease())
+                    .acquire(ttl.plus(timing.slack().multipliedBy(3))));
+            Lease next = waiter.lease(ttl.plus(timing.slack().multipliedBy(4)));
+            lateness.add(TimeUnit.NANOSECONDS.toMillis(waiter.acquiredAt - invokedAt - ttl.toNanos()));
+            next.close();
+            expiring.close();
+        }
+        long median = lateness.stream().sorted().toList().get(1);
+        assertTrue(median <= timing.expiryPrecision().plus(timing.notificationLatency()).toMillis(), "a waiter got an"
+                + " expired lock " + lateness + " ms after its TTL of " + ttl.toMillis() + " ms (median " + median
+                + "); with a release notification it must be told of an expiry too, not find it by polling");
+    }
+
+    @Test
+    void required_r7_9_tryAcquireDoesNotBlock() {
+        String name = name();
+        LockClient a = client();
+        LockClient b = client();
+        List<Long> roundTrips = new ArrayList<>();
+        List<Long> tries = new ArrayList<>();
+        try (Lease held = a.lock(name, longLease()).acquire(timing.slack())) {
+            DistributedLock contender = b.lock(name, longLease());
+            for (int i = 0; i < 7; i++) {
+                long start = System.nanoTime();
+                b.inspect(name);
+                roundTrips.add(System.nanoTime() - start);
+                start = System.nanoTime();
+                Optional<Lease> got = contender.tryAcquire();
+                tries.add(System.nanoTime() - start);
+                got.ifPresent(Lease::close);
+                assertTrue(got.isEmpty(), "tryAcquire() got the held lock '" + name + "'");
+            }
+            assertTrue(held.isHeld());
+        }
+        long roundTrip = median(roundTrips);
+        long tryTook = median(tries);
+        long bound = 5 * roundTrip + timing.notificationLatency().toNanos() / 10;
+        assertTrue(tryTook <= bound, "tryAcquire() on a held lock took " + tryTook / 1_000 + " us (median of 7) while a"
+                + " store round trip (inspect) took " + roundTrip / 1_000 + " us: tryAcquire must not wait inside the"
+                + " provider (bound " + bound / 1_000 + " us)");
+    }
+
+    @Test
+    void required_r8_5_generatedDistinctNamesAreDistinctLocks() {
+        long seed = seed();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        LockClient a = client();
+        LockClient b = client();
+        String prefix = "tck-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+        for (int trial = 0; trial < GENERATED_NAME_PAIRS; trial++) {
+            String[] pair = ConfusableNames.pair(prefix, random, trial);
+            String first = pair[0];
+            String second = pair[1];
+            String where = "generated pair " + (trial + 1) + " (seed " + seed + ", rerun with -D" + SEED_PROPERTY + "="
+                    + seed + "): " + ConfusableNames.describe(first) + " and " + ConfusableNames.describe(second);
+            try (Lease one = a.lock(first, longLease()).tryAcquire().orElseThrow(() -> new AssertionError(
+                    "could not take the free name " + where))) {
+                Lease other = b.lock(second, longLease()).tryAcquire().orElseThrow(() -> new AssertionError(
+                        "holding the first name blocked the second, distinct name: the store confused " + where));
+                try (other) {
+                    assertEquals(one.fencingToken(), b.inspect(first).map(LockInfo::fencingToken).orElse(null),
+                            "inspect of the first name does not show its own holding: " + where);
+                    assertEquals(other.fencingToken(), a.inspect(second).map(LockInfo::fencingToken).orElse(null),
+                            "inspect of the second name does not show its own holding: " + where);
+                    assertEquals(first, b.inspect(first).map(LockInfo::lockName).orElse(null), "inspect names another lock: " + where);
+                }
+                assertTrue(one.isHeld(), "releasing the second name lost the first: " + where);
+                assertTrue(b.lock(first, longLease()).tryAcquire().isEmpty(), "releasing the second name freed the first: " + where);
+            }
+        }
+    }
+
+    @Test
+    void required_r8_6_closingAClientReleasesExactlyItsOwnHoldings() {
+        LockClient a = client();
+        LockClient b = client();
+        String lostByA = name();
+        String heldByA = name();
+        Lease expiring = a.lock(lostByA, fixedShortLease()).acquire(timing.slack());
+        Lease kept = a.lock(heldByA, longLease()).acquire(timing.slack());
+        Lease bHolds = b.lock(lostByA, longLease()).tryAcquire(timing.shortLease().plus(timing.slack())).orElseThrow(
+                () -> new AssertionError("the fixed lease on '" + lostByA + "' never ran out (see R3.1)"));
+        a.close();
+        assertFalse(kept.isHeld());
+        assertEquals(bHolds.fencingToken(), b.inspect(lostByA).map(LockInfo::fencingToken).orElse(null), "closing"
+                + " client A released lock '" + lostByA + "' that A had lost and B now holds: close must release only the"
+                + " client's current holdings, owner-checked");
+        assertTrue(bHolds.isHeld());
+        b.lock(heldByA, longLease()).tryAcquire().orElseThrow(() -> new AssertionError("lock '" + heldByA
+                + "' was not free right after its client was closed")).close();
+        bHolds.close();
+        expiring.close();
+    }
+
+    @Test
+    void required_r8_7_inspectShowsAnExpiredLockAsFree() {
+        String name = name();
+        LockClient a = client();
+        LockClient b = client();
+        Duration ttl = effectiveTtl(timing.shortLease());
+        Lease lease = a.lock(name, fixedShortLease()).acquire(timing.slack());
+        long grantedAt = System.nanoTime();
+        assertTrue(b.inspect(name).isPresent(), "inspect of a held lock is empty");
+        waitFor(Duration.ofNanos(grantedAt + ttl.toNanos() + timing.expiryPrecision().toNanos() - System.nanoTime()));
+        Optional<LockInfo> after = b.inspect(name);
+        assertTrue(after.isEmpty(), "inspect of lock '" + name + "' still shows " + after.orElse(null) + " "
+                + timing.expiryPrecision().toMillis() + " ms after its TTL of " + ttl.toMillis() + " ms ran out");
+        lease.close();
+    }
+
+    @Test
+    void required_r8_8_theTraceIdReachesTheStore() {
+        String trace = "trace-" + UUID.randomUUID().toString().replace("-", "");
+        SpiClient traced = spiClient(TckRule.R8_8, () -> trace);
+        String name = name();
+        try (Lease lease = traced.client().lock(name, longLease()).acquire(timing.slack())) {
+            assertEquals(Optional.of(trace), lease.holder().trace(), "the lease does not carry the supplier's trace id");
+            assertEquals(Optional.of(trace), traced.client().inspect(name).flatMap(info -> info.holder().trace()),
+                    "inspect does not show the trace id set through the client's traceIdSupplier");
+        }
+        String mdcTrace = "mdc-" + UUID.randomUUID().toString().replace("-", "");
+        org.slf4j.MDC.put("traceId", mdcTrace);
+        try {
+            if (!mdcTrace.equals(org.slf4j.MDC.get("traceId"))) {
+                System.out.println("R8.8: the SLF4J binding on this class path has no working MDC; only the trace id"
+                        + " supplier was checked");
+                return;
+            }
+            SpiClient fromMdc = spiClient(TckRule.R8_8, null);
+            String other = name();
+            try (Lease lease = fromMdc.client().lock(other, longLease()).acquire(timing.slack())) {
+                assertEquals(Optional.of(mdcTrace), fromMdc.client().inspect(other).flatMap(info -> info.holder().trace()),
+                        "inspect does not show the trace id of the MDC key 'traceId'");
+            }
+        } finally {
+            org.slf4j.MDC.remove("traceId");
+        }
+    }
+
+    @Test
+    void required_r9_11_anAmbiguousAcquireAtTheSpiLeavesNoOrphan() {
+        SpiClient a = spiClient(TckRule.R9_11, null);
+        LockClient b = client();
+        for (FaultInjector.Moment moment : FaultInjector.Moment.values()) {
+            String name = name();
+            a.faults().failNext(FaultInjector.Call.TRY_ACQUIRE, moment);
+            Optional<Lease> outcome;
+            try {
+                outcome = a.client().lock(name, longLease()).tryAcquire();
+            } catch (io.locksmith.LockStoreException e) {
+                outcome = Optional.empty();
+            }
+            assertFalse(a.faults().hasPending(), "the injected fault did not strike: the acquire never reached the provider");
+            if (outcome.isPresent()) {
+                assertTrue(outcome.get().isHeld());
+                outcome.get().close();
+            }
+            Optional<Lease> next = b.lock(name, longLease()).tryAcquire(timing.slack());
+            assertTrue(next.isPresent(), "an acquire of '" + name + "' whose " + (moment == FaultInjector.Moment.AFTER_EFFECT
+                    ? "reply was lost after the store granted it" : "request was lost") + " left the lock taken (TTL "
+                    + timing.longLease() + ") with nobody holding it: releaseAmbiguous must remove the owner's lock");
+            next.get().close();
+        }
+    }
+
+    @Test
+    void required_r9_12_anAmbiguousReleaseOrRenewalLeavesNoOrphanAndNoFalseHolder() {
+        SpiClient a = spiClient(TckRule.R9_12, null);
+        LockClient b = client();
+        for (FaultInjector.Moment moment : FaultInjector.Moment.values()) {
+            String name = name();
+            Lease lease = a.client().lock(name, fixedShortLease()).acquire(timing.slack());
+            a.faults().failNext(FaultInjector.Call.RELEASE, moment);
+            try {
+                lease.close();
+            } catch (io.locksmith.LockStoreException e) {
+                // The release's outcome is unknown to the client: what matters is what the store does next.
+            }
+            assertFalse(lease.isHeld(), "a lease whose release failed still reports isHeld()");
+            Duration bound = moment == FaultInjector.Moment.AFTER_EFFECT ? timing.slack()
+                    : effectiveTtl(timing.shortLease()).plus(timing.slack());
+            assertTrue(b.lock(name, longLease()).tryAcquire(bound).map(next -> {
+                next.close();
+                return true;
+            }).orElse(false), "after a release of '" + name + "' whose " + (moment == FaultInjector.Moment.AFTER_EFFECT
+                    ? "reply" : "request") + " was lost, the lock stayed taken for more than " + bound);
+        }
+        String renewed = name();
+        Lease renewing = a.client().lock(renewed, renewingShortLease()).acquire(timing.slack());
+        a.faults().failNext(FaultInjector.Call.RENEW, FaultInjector.Moment.AFTER_EFFECT)
+                .failNext(FaultInjector.Call.RENEW, FaultInjector.Moment.BEFORE_EFFECT);
+        waitFor(timing.shortLease().multipliedBy(2));
+        assertFalse(a.faults().hasPending(), "the renewals never reached the provider");
+        if (renewing.isHeld()) {
+            assertEquals(renewing.fencingToken(), b.inspect(renewed).map(LockInfo::fencingToken).orElse(null),
+                    "the holder of '" + renewed + "' believes it holds the lock after two failed renewals, but the store"
+                            + " does not have it");
+        }
+        renewing.close();
+        b.lock(renewed, longLease()).tryAcquire(timing.slack()).orElseThrow(() -> new AssertionError("lock '" + renewed
+                + "' stayed taken after its holder closed it")).close();
+    }
+
     // ================================================================ helpers
+
+
+    /** The system property that fixes the seed of the generated names and the randomized history. */
+    public static final String SEED_PROPERTY = "locksmith.tck.seed";
+    /**
+     * Acquire attempts on a held name the randomized history makes (when the store is fast enough to make them
+     * within {@link TckTiming#historyDuration()}): a store that grants a held lock once in 1,000 such attempts
+     * gets through 7,000 of them with probability (1 - 1/1000)^7000, under 0.1% (docs/TCK.md).
+     */
+    static final long HISTORY_CONTENDED_ATTEMPTS = 7_000;
+    /** Generated name pairs per run of R8.5: every family of confusable names comes up several times. */
+    static final int GENERATED_NAME_PAIRS = 84;
+    /** Handoffs of R7.4, judged on their 80th percentile. */
+    static final int HANDOFFS = 10;
+    /** Operations of the contention workload of R1.4 and R5.3; every one must complete. */
+    static final int WORKLOAD_OPERATIONS = 150;
+
+    /**
+     * The URI of the store under test, for the rules that open their own clients on it: through the kit's
+     * {@link FaultInjector} at the SPI (R2.5, R3.3, R6.6, R9.11, R9.12), or with a trace id source (R8.8).
+     * The default throws {@link UnsupportedOperationException}, and those rules are skipped, naming this hook.
+     */
+    protected String storeUri() {
+        throw new UnsupportedOperationException("storeUri() is not implemented by " + getClass().getName());
+    }
+
+    /**
+     * The factory that serves {@link #storeUri()}; the default is the one {@link java.util.ServiceLoader} finds
+     * for the URI's scheme. Override it for a factory that is not registered as a service.
+     */
+    protected LockProviderFactory storeFactory(String scheme) {
+        for (LockProviderFactory factory : java.util.ServiceLoader.load(LockProviderFactory.class)) {
+            if (factory.schemes().contains(scheme)) {
+                return factory;
+            }
+        }
+        throw new IllegalStateException("no LockProviderFactory on the class path serves the scheme '" + scheme
+                + "' of storeUri(); override storeFactory(String)");
+    }
+
+    /** A client of the kit's own making: its provider is wrapped by {@code faults}. */
+    record SpiClient(LockClient client, FaultInjector faults) {
+    }
+
+    private SpiClient spiClient(TckRule rule, Supplier<String> traceIds) {
+        return spiClient(rule, traceIds, null);
+    }
+
+    private SpiClient spiClient(TckRule rule, Supplier<String> traceIds, Duration maxPollInterval) {
+        String uri = requireStoreUri(rule);
+        FaultInjector faults = new FaultInjector();
+        LockClient.Builder builder = LockClient.builder().uri(uri)
+                .factory(faults.wrap(storeFactory(LockUri.parse(uri).scheme())));
+        if (traceIds != null) {
+            builder.traceIdSupplier(traceIds);
+        }
+        if (maxPollInterval != null) {
+            builder.maxPollInterval(maxPollInterval);
+        }
+        LockClient client = builder.build();
+        clients.add(client);
+        return new SpiClient(client, faults);
+    }
+
+    private String requireStoreUri(TckRule rule) {
+        try {
+            return Objects.requireNonNull(storeUri(), "storeUri() returned null");
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("Skipped because the kit subclass " + getClass().getSimpleName() + " does not implement"
+                    + " storeUri(): rule " + rule.id() + " (" + rule.title() + ") opens its own clients on the store");
+            throw e;
+        }
+    }
+
+    private boolean supportsStoreUri() {
+        try {
+            return storeUri() != null;
+        } catch (UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    /** The TTL the store applies for {@code requested} (its provider's statement), or {@code requested}. */
+    private Duration effectiveTtl(Duration requested) {
+        if (!supportsStoreUri()) {
+            return requested;
+        }
+        String uri = storeUri();
+        FaultInjector probe = new FaultInjector();
+        try (LockClient ignored = LockClient.builder().uri(uri).factory(probe.wrap(storeFactory(LockUri.parse(uri).scheme())))
+                .build()) {
+            return probe.provider().effectiveTtl(requested);
+        }
+    }
+
+    /** Waits until the store no longer shows the holding of {@code token} (a hook may expire a key 1 ms later). */
+    private void awaitDropped(LockClient client, String name, long token) {
+        within(timing.slack(), "the store to drop lock '" + name + "' (token " + token + ") after expireBehindClientsBack")
+                .until(() -> client.inspect(name).map(info -> info.fencingToken() != token).orElse(true));
+    }
+
+    /** The seed of this run's generated inputs: the system property {@value #SEED_PROPERTY}, or a fresh one. */
+    private static long seed() {
+        Long fixed = Long.getLong(SEED_PROPERTY);
+        return fixed != null ? fixed : new java.util.Random().nextLong();
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
+    }
 
     /** A fresh lock name, unique to this run. */
     private String name() {
@@ -861,7 +1478,7 @@ public abstract class LockTck {
         List<LockClient> contenders = List.of(client(), client(), client());
         WorkloadReport report = ContentionWorkload.on(contenders, name())
                 .threadsPerClient(3)
-                .operations(60)
+                .operations(WORKLOAD_OPERATIONS)
                 .holdFor(Duration.ofMillis(1))
                 .acquireWait(timing.slack().multipliedBy(5))
                 .maxDuration(timing.workloadDuration())

@@ -24,6 +24,9 @@ public enum TckRule {
                     + " (SET NX PX, a transaction, a create), never check-then-set"),
     R1_4("R1.4", Level.MUST, null, "Contention workload shows no overlap",
             "run ContentionWorkload alone and read its report; look for a lock granted twice"),
+    R1_5("R1.5", Level.MUST, null, "A randomized history satisfies the lock model",
+            "read the first violating pair: a lock granted twice, a loss never reported, a token not increasing,"
+                    + " or a call that outlived its bound"),
 
     R2_1("R2.1", Level.MUST, null, "Release is owner-checked",
             "release must compare the owner id in the store before it deletes (compare-and-delete)"),
@@ -33,11 +36,16 @@ public enum TckRule {
             "release must delete the lock in the store synchronously and answer only when done"),
     R2_4("R2.4", Level.MUST, null, "Holder identity is unique and visible",
             "each client must have its own id; store Owner.holder() beside the lock and return it from inspect"),
+    R2_5("R2.5", Level.MUST, null, "Ownership is per holding, not per client",
+            "renew and release must compare the holding's owner id (Owner.id()), never the client id"),
 
     R3_1("R3.1", Level.MUST, null, "A crashed holder's lock frees itself",
             "acquire must set the TTL in the same atomic step as the owner"),
     R3_2("R3.2", Level.MUST, null, "No early expiry",
             "the store must keep a lock for the whole requested TTL; check the TTL unit (ms vs s) and rounding"),
+    R3_3("R3.3", Level.MUST, null, "The store frees a lock at its TTL, and the holder knows first",
+            "apply the TTL in milliseconds as given; effectiveTtl must state any rounding; Grant.validity must not"
+                    + " exceed what the store keeps"),
 
     R4_1("R4.1", Level.MUST, null, "Local re-entry is counted and shares the token",
             "re-entry is the shared client's job; a provider must not be asked twice for one thread"),
@@ -65,6 +73,10 @@ public enum TckRule {
             "Grant.validity must not be longer than the TTL the store applies"),
     R6_6("R6.6", Level.MUST, Capability.BATCH_RENEW, "Batch renewal keeps many leases alive",
             "renewAll must answer one result per request, in order, and extend each lock"),
+    R6_7("R6.7", Level.MUST, null, "Renewal sets the TTL, it does not add to it",
+            "renew must set the time to live to the requested TTL from now (PEXPIRE), never add to what is left"),
+    R6_8("R6.8", Level.MUST, null, "Closing a lease whose lock vanished reports the loss",
+            "release must answer false when it removed nothing (the owner's lock was already gone)"),
 
     R7_1("R7.1", Level.MUST, null, "A bounded wait times out and leaves nothing behind",
             "cancel must remove every queue entry or watch of the owner; tryAcquire must not block"),
@@ -78,6 +90,10 @@ public enum TckRule {
             "queue a waiter on its first willWait attempt and grant only to the queue head"),
     R7_6("R7.6", Level.MUST, Capability.INSPECT_WAITERS, "Inspect lists the queued waiters",
             "return the queued owners' holder identities in LockInfo.waiters"),
+    R7_8("R7.8", Level.MUST, Capability.RELEASE_NOTIFICATION, "A waiter is notified when a lock expires",
+            "subscribe must call back when the lock expires in the store, also for a subscription made after the grant"),
+    R7_9("R7.9", Level.MUST, null, "tryAcquire does not block",
+            "tryAcquire must make one store request and return; waiting is the shared client's job"),
 
     R8_1("R8.1", Level.MUST, null, "Closing a client releases its locks",
             "close must not drop the connection before the shared client's releases went out"),
@@ -86,7 +102,21 @@ public enum TckRule {
     R8_3("R8.3", Level.MUST, null, "Inspect shows the holder's identity and token",
             "store the encoded HolderIdentity and the token beside the lock; answer empty for a free lock"),
     R8_4("R8.4", Level.MUST, null, "Every valid name is usable, and distinct names are distinct locks",
-            "escape names for the store ('/' in ZooKeeper paths, '*' or '{}' in Redis keys) injectively");
+            "escape names for the store ('/' in ZooKeeper paths, '*' or '{}' in Redis keys) injectively"),
+    R8_5("R8.5", Level.MUST, null, "Generated distinct names are distinct locks",
+            "key locks by the exact name: no case folding, trimming, truncation, separator mapping or hashing"),
+    R8_6("R8.6", Level.MUST, null, "Closing a client releases exactly its own holdings",
+            "on close release only the client's current grants, owner-checked; never delete by name"),
+    R8_7("R8.7", Level.MUST, null, "Inspect shows an expired lock as free",
+            "inspect must check the expiry (or rely on the store's), not answer a stale entry"),
+    R8_8("R8.8", Level.MUST, null, "The trace id reaches the store",
+            "store the whole HolderIdentity, trace id included, and return it from inspect"),
+
+    R9_11("R9.11", Level.MUST, null, "An ambiguous acquire at the SPI leaves no orphan",
+            "releaseAmbiguous must remove the owner's lock or queue entry whether or not the acquire took effect"),
+    R9_12("R9.12", Level.MUST, null, "An ambiguous release or renewal leaves no orphan and no false holder",
+            "a failed release must leave the lock to its TTL at most; a failed renewal must not extend the"
+                    + " holder's local validity");
 
     /** How strongly a rule binds. */
     public enum Level { MUST, SHOULD, MAY }

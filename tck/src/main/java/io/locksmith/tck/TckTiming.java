@@ -19,6 +19,8 @@ public final class TckTiming {
     private static final Duration BASE_SHORT_LEASE = Duration.ofMillis(400);
     private static final Duration BASE_SLACK = Duration.ofSeconds(2);
     private static final Duration BASE_LONG_LEASE = Duration.ofSeconds(30);
+    private static final Duration BASE_EXACT_TTL = Duration.ofMillis(1300);
+    private static final Duration BASE_EXPIRY_PRECISION = Duration.ofMillis(300);
     private static final Duration BASE_NOTIFICATION_LATENCY = Duration.ofMillis(250);
     /**
      * A notification-driven waiter parks at least half of the client's default 1 s poll cap between store
@@ -83,6 +85,26 @@ public final class TckTiming {
     public Duration notificationLatency() {
         Duration scaled = scaled(BASE_NOTIFICATION_LATENCY);
         return scaled.compareTo(NOTIFICATION_LATENCY_CAP) > 0 ? NOTIFICATION_LATENCY_CAP : scaled;
+    }
+
+    /**
+     * A TTL that is not whole seconds, for the rules that probe when a store frees a lock: 1.3 s by default.
+     */
+    public Duration exactTtl() {
+        return scaled(BASE_EXACT_TTL);
+    }
+
+    /**
+     * How late a store may free a lock after its TTL, or report it, as the kit sees it through polling: the
+     * store's expiry granularity plus the kit's poll: 300 ms by default.
+     */
+    public Duration expiryPrecision() {
+        return scaled(BASE_EXPIRY_PRECISION);
+    }
+
+    /** The most the randomized history of R1.5 may run: twice the slack. */
+    public Duration historyDuration() {
+        return slack().multipliedBy(2);
     }
 
     /** The most a contention workload may run before it stops starting operations: four times the slack. */

@@ -13,7 +13,12 @@ class MemTck extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open("mem://" + store);
+        return LockClient.open(storeUri());
+    }
+
+    @Override
+    protected String storeUri() {
+        return "mem://" + store;
     }
 
     @Override

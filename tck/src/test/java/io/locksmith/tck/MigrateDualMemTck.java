@@ -16,7 +16,12 @@ class MigrateDualMemTck extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open("migrate:?from=mem://" + oldStore + "&to=mem://" + newStore + "&phase=dual");
+        return LockClient.open(storeUri());
+    }
+
+    @Override
+    protected String storeUri() {
+        return "migrate:?from=mem://" + oldStore + "&to=mem://" + newStore + "&phase=dual";
     }
 
     @Override

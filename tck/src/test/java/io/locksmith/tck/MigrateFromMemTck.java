@@ -16,7 +16,12 @@ class MigrateFromMemTck extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open("migrate:?from=mem://" + oldStore + "&to=mem://" + newStore + "&phase=from");
+        return LockClient.open(storeUri());
+    }
+
+    @Override
+    protected String storeUri() {
+        return "migrate:?from=mem://" + oldStore + "&to=mem://" + newStore + "&phase=from";
     }
 
     @Override

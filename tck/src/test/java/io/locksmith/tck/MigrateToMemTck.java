@@ -16,7 +16,12 @@ class MigrateToMemTck extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open("migrate:?from=mem://" + oldStore + "&to=mem://" + newStore + "&phase=to");
+        return LockClient.open(storeUri());
+    }
+
+    @Override
+    protected String storeUri() {
+        return "migrate:?from=mem://" + oldStore + "&to=mem://" + newStore + "&phase=to";
     }
 
     @Override

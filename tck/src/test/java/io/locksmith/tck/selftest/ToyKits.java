@@ -1,6 +1,7 @@
 package io.locksmith.tck.selftest;
 
 import io.locksmith.LockClient;
+import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.tck.LockTck;
 
 import java.util.EnumSet;
@@ -34,7 +35,17 @@ final class ToyKits {
 
         @Override
         protected LockClient newClient() {
-            return LockClient.builder().uri(scheme + "://").factory(new ToyProviderFactory(scheme, store)).build();
+            return LockClient.builder().uri(storeUri()).factory(storeFactory(scheme)).build();
+        }
+
+        @Override
+        protected String storeUri() {
+            return scheme + "://";
+        }
+
+        @Override
+        protected LockProviderFactory storeFactory(String scheme) {
+            return new ToyProviderFactory(scheme, store);
         }
 
         @Override

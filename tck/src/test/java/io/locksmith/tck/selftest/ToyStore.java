@@ -186,10 +186,41 @@ final class ToyStore {
 
     AutoCloseable subscribe(String name, Runnable onChange) {
         listeners.computeIfAbsent(name, k -> new CopyOnWriteArrayList<>()).add(onChange);
+        watchExpiry(name);
         return () -> listeners.computeIfPresent(name, (k, list) -> {
             list.remove(onChange);
             return list.isEmpty() ? null : list;
         });
+    }
+
+    private static final java.util.concurrent.ScheduledExecutorService EXPIRY =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "toy-expiry");
+                thread.setDaemon(true);
+                return thread;
+            });
+
+    /** While somebody listens, tells them when the current lock of {@code name} expires (R7.8). */
+    private void watchExpiry(String name) {
+        long now = System.nanoTime();
+        Entry entry;
+        synchronized (this) {
+            entry = live(name, now);
+        }
+        if (entry == null || !hasTtl() || !listeners.containsKey(name)) {
+            return;
+        }
+        EXPIRY.schedule(() -> {
+            Entry still;
+            synchronized (this) {
+                still = live(name, System.nanoTime());
+            }
+            if (still == null) {
+                notifyListeners(name);
+            } else {
+                watchExpiry(name);
+            }
+        }, Math.max(0, entry.expiresAt - now) + 1, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     private void notifyListeners(String name) {

@@ -1,0 +1,422 @@
+package io.locksmith.tck.selftest;
+
+import io.locksmith.HolderIdentity;
+import io.locksmith.LockInfo;
+import io.locksmith.mem.MemLockProviderFactory;
+import io.locksmith.mem.MemStore;
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Capability;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderContext;
+import io.locksmith.spi.RenewRequest;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A {@code mem://} provider with one {@link Mutant} bug: each method passes through to the real mem provider
+ * except where the mutant changes it. Providers of one store share a {@link Shared} state, as the clients of
+ * one server would share what the server keeps.
+ */
+final class MutantProvider implements LockProvider {
+
+    private static final ScheduledExecutorService LATER = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "mutant-later");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /** What the mutant's "server" keeps beside the mem store. */
+    static final class Shared {
+        final Map<String, Owner> owners = new ConcurrentHashMap<>();
+        final Map<String, LockInfo> lastInfo = new ConcurrentHashMap<>();
+        final Map<String, Long> counters = new ConcurrentHashMap<>();
+        final Set<String> releasedCleanly = ConcurrentHashMap.newKeySet();
+        final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
+        final Map<String, Long> grantsSeen = new ConcurrentHashMap<>();
+    }
+
+    /** Serves {@code scheme} with mutant providers over the mem store {@code store}. */
+    static LockProviderFactory factory(String scheme, String store, Mutant mutant, Shared shared) {
+        MemLockProviderFactory mem = new MemLockProviderFactory();
+        return new LockProviderFactory() {
+            @Override
+            public Set<String> schemes() {
+                return Set.of(scheme);
+            }
+
+            @Override
+            public LockProvider create(LockUri uri, ProviderContext context) {
+                return new MutantProvider(mem.create(LockUri.parse("mem://" + store), context), MemStore.named(store),
+                        mutant, shared);
+            }
+        };
+    }
+
+    private final LockProvider mem;
+    private final MemStore store;
+    private final Mutant mutant;
+    private final Shared shared;
+    private final Set<String> everLocked = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService pendingReleases;
+
+    private MutantProvider(LockProvider mem, MemStore store, Mutant mutant, Shared shared) {
+        this.mem = mem;
+        this.store = store;
+        this.mutant = mutant;
+        this.shared = shared;
+        this.pendingReleases = mutant == Mutant.CLOSE_DROPS_PENDING_RELEASES
+                ? Executors.newSingleThreadScheduledExecutor() : null;
+    }
+
+    private String key(String name) {
+        return mutant.key(name);
+    }
+
+    private void latency() {
+        if (mutant == Mutant.LATENCY_ONLY) {
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200 + ThreadLocalRandom.current().nextInt(1800)));
+        }
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(AcquireRequest request) {
+        latency();
+        String name = request.name();
+        String key = key(name);
+        if (mutant == Mutant.REJECTS_NAMES_OVER_255 && name.length() > 255) {
+            throw new IllegalArgumentException("names are limited to 255 characters");
+        }
+        if (mutant == Mutant.WAITERS_NEVER_GET_IT && request.willWait()) {
+            return Optional.empty();
+        }
+        Owner owner = request.owner();
+        if (mutant == Mutant.ONE_OWNER_ID_PER_CLIENT) {
+            owner = new Owner(owner.holder().clientId(), owner.holder());
+        } else if (mutant == Mutant.DROPS_THE_TRACE_ID) {
+            HolderIdentity h = owner.holder();
+            owner = new Owner(owner.id(), new HolderIdentity(h.clientId(), h.process(), h.thread(), h.threadId(), null));
+        }
+        Duration requested = request.ttl();
+        Duration applied = switch (mutant) {
+            case NO_TTL -> Duration.ofHours(1);
+            case TTL_IN_WRONG_UNIT -> requested.dividedBy(20);
+            case TTL_ROUNDED_DOWN_TO_SECONDS -> Duration.ofSeconds(Math.max(1, requested.toSeconds()));
+            case CLOCK_200MS_EARLY -> max(Duration.ofMillis(1), requested.minusMillis(200));
+            case TTL_ROUNDED_UP_SILENTLY -> Duration.ofSeconds(requested.toSeconds() + (requested.toMillisPart() > 0 ? 1 : 0));
+            default -> requested;
+        };
+        if (mutant == Mutant.CHECK_THEN_SET && mem.inspect(key).isEmpty()) {
+            // Checked free; another client may set it meanwhile; then set without NX.
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+            store.delete(key);
+        }
+        Optional<Grant> grant = mem.tryAcquire(new AcquireRequest(key, owner, applied, request.willWait()));
+        if (grant.isEmpty()) {
+            Optional<Grant> mutated = whenTaken(request, key, owner, applied);
+            if (mutated.isEmpty()) {
+                return Optional.empty();
+            }
+            grant = mutated;
+        }
+        Grant granted = grant.get();
+        everLocked.add(key);
+        if (mutant == Mutant.INSPECT_SHOWS_EXPIRED_LOCKS) {
+            shared.releasedCleanly.remove(key);
+        }
+        shared.owners.put(key, owner);
+        long token = token(key, granted.fencingToken());
+        Duration validity = switch (mutant) {
+            case VALIDITY_LONGER_THAN_TTL -> requested.plusMillis(500);
+            case FIXED_VALIDITY_TEN_TIMES_THE_TTL -> requested.multipliedBy(10);
+            default -> requested;
+        };
+        mem.inspect(key).ifPresent(info -> shared.lastInfo.put(key, info));
+        return Optional.of(new Grant(name, owner, token, validity, granted.handle()));
+    }
+
+    /** What the mutant does when the store says the lock is taken. */
+    private Optional<Grant> whenTaken(AcquireRequest request, String key, Owner owner, Duration ttl) {
+        switch (mutant) {
+            case DOUBLE_GRANT_ONE_IN_500, DOUBLE_GRANT_ONE_IN_1000 -> {
+                int odds = mutant == Mutant.DOUBLE_GRANT_ONE_IN_500 ? 500 : 1000;
+                if (ThreadLocalRandom.current().nextInt(odds) == 0) {
+                    store.delete(key); // a SET without NX: the holder's lock is overwritten
+                    return mem.tryAcquire(new AcquireRequest(key, owner, ttl, request.willWait()));
+                }
+                return Optional.empty();
+            }
+            case GRANTS_TO_ANY_THREAD_OF_THE_HOLDING_CLIENT -> {
+                Optional<LockInfo> info = mem.inspect(key);
+                if (info.isPresent() && info.get().holder().clientId().equals(owner.holder().clientId())) {
+                    return Optional.of(new Grant(key, shared.owners.get(key), info.get().fencingToken(), ttl));
+                }
+                return Optional.empty();
+            }
+            case TRY_ACQUIRE_BLOCKS -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(60));
+                return mem.tryAcquire(new AcquireRequest(key, owner, ttl, request.willWait()));
+            }
+            case SWALLOWS_INTERRUPTS -> {
+                if (!request.willWait()) {
+                    return Optional.empty();
+                }
+                // A blocking driver call that catches InterruptedException and carries on.
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                while (System.nanoTime() - until < 0) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                    Thread.interrupted();
+                    Optional<Grant> grant = mem.tryAcquire(new AcquireRequest(key, owner, ttl, true));
+                    if (grant.isPresent()) {
+                        return grant;
+                    }
+                }
+                return Optional.empty();
+            }
+            case WAIT_ATTEMPT_BLOCKS_FOR_SECONDS -> {
+                if (request.willWait()) {
+                    LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(3));
+                }
+                return Optional.empty();
+            }
+            default -> {
+                return Optional.empty();
+            }
+        }
+    }
+
+    private long token(String key, long memToken) {
+        return switch (mutant) {
+            case TOKEN_RESTARTS_PER_HOLDING -> 1;
+            case TOKEN_RESTARTS_AFTER_EXPIRY -> {
+                long next = shared.releasedCleanly.remove(key) || !shared.counters.containsKey(key)
+                        ? shared.counters.getOrDefault(key, 0L) + 1 : 1;
+                shared.counters.put(key, next);
+                shared.grantsSeen.put(key + "#" + memToken, next);
+                yield next;
+            }
+            case TOKENS_SHARED_BY_PAIRS -> memToken / 2;
+            default -> memToken;
+        };
+    }
+
+    private LockInfo shown(String key, LockInfo info) {
+        long token = switch (mutant) {
+            case TOKEN_RESTARTS_PER_HOLDING -> 1;
+            case TOKEN_RESTARTS_AFTER_EXPIRY -> shared.grantsSeen.getOrDefault(key + "#" + info.fencingToken(), info.fencingToken());
+            case TOKENS_SHARED_BY_PAIRS -> info.fencingToken() / 2;
+            case INSPECT_TOKEN_OFF_BY_ONE -> info.fencingToken() + 1;
+            default -> info.fencingToken();
+        };
+        HolderIdentity holder = info.holder();
+        if (mutant == Mutant.INSPECT_LOSES_THE_THREAD) {
+            holder = new HolderIdentity(holder.clientId(), holder.process(), "unknown", holder.threadId(), holder.traceId());
+        }
+        return new LockInfo(info.lockName(), holder, token, info.remaining(), info.waiters());
+    }
+
+    @Override
+    public boolean renew(Grant grant, Duration ttl) {
+        latency();
+        String key = key(grant.name());
+        Grant stored = new Grant(key, grant.owner(), grant.fencingToken(), grant.validity(), grant.handle());
+        switch (mutant) {
+            case RENEW_ALWAYS_TRUE -> {
+                mem.renew(stored, ttl);
+                return true;
+            }
+            case RENEW_DOES_NOT_EXTEND -> {
+                return mem.inspect(key).isPresent();
+            }
+            case RENEW_WITHOUT_OWNER_CHECK -> {
+                Owner current = shared.owners.get(key);
+                return current != null && mem.renew(new Grant(key, current, grant.fencingToken(), grant.validity()), ttl);
+            }
+            case RENEW_BY_CLIENT_ID -> {
+                Owner current = shared.owners.get(key);
+                if (current != null && current.holder().clientId().equals(grant.owner().holder().clientId())) {
+                    return mem.renew(new Grant(key, current, grant.fencingToken(), grant.validity()), ttl);
+                }
+                return mem.renew(stored, ttl);
+            }
+            case RENEW_ADDS_THE_TTL -> {
+                Duration left = mem.inspect(key).flatMap(LockInfo::timeToLive).orElse(Duration.ZERO);
+                return mem.renew(stored, left.plus(ttl));
+            }
+            case RENEW_SETS_THE_DEFAULT_LEASE -> {
+                return mem.renew(stored, Duration.ofSeconds(30));
+            }
+            default -> {
+                return mem.renew(stored, ttl);
+            }
+        }
+    }
+
+    @Override
+    public List<Boolean> renewAll(List<RenewRequest> requests) {
+        latency();
+        List<Boolean> results = new ArrayList<>();
+        for (RenewRequest request : requests) {
+            Duration ttl = mutant == Mutant.BATCH_USES_THE_FIRST_TTL ? requests.get(0).ttl() : request.ttl();
+            boolean renewed = renew(request.grant(), ttl);
+            results.add(mutant == Mutant.BATCH_ALWAYS_TRUE || renewed);
+        }
+        if (mutant == Mutant.BATCH_ANSWERS_REVERSED) {
+            Collections.reverse(results);
+        }
+        return results;
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        latency();
+        String key = key(grant.name());
+        Grant stored = new Grant(key, grant.owner(), grant.fencingToken(), grant.validity(), grant.handle());
+        switch (mutant) {
+            case RELEASE_WITHOUT_OWNER_CHECK -> {
+                return store.delete(key);
+            }
+            case RELEASE_BY_CLIENT_ID -> {
+                Optional<LockInfo> info = mem.inspect(key);
+                if (info.isPresent() && info.get().holder().clientId().equals(grant.owner().holder().clientId())) {
+                    return store.delete(key);
+                }
+                return false;
+            }
+            case RELEASE_ALWAYS_TRUE -> {
+                mem.release(stored);
+                return true;
+            }
+            case RELEASE_FREES_LATER -> {
+                boolean held = mem.inspect(key).map(info -> info.holder().equals(grant.owner().holder())).orElse(false);
+                LATER.schedule(() -> mem.release(stored), 500, TimeUnit.MILLISECONDS);
+                return held;
+            }
+            case CLOSE_DROPS_PENDING_RELEASES -> {
+                if (grant.fencingToken() < 0) {
+                    return mem.release(stored);
+                }
+                pendingReleases.schedule(() -> mem.release(stored), 50, TimeUnit.MILLISECONDS);
+                return true;
+            }
+            default -> {
+                boolean released = mem.release(stored);
+                if (released) {
+                    shared.releasedCleanly.add(key);
+                    if (mutant == Mutant.NOTIFIES_ONLY_ON_RELEASE) {
+                        shared.listeners.getOrDefault(key, List.of()).forEach(Runnable::run);
+                    }
+                }
+                return released;
+            }
+        }
+    }
+
+    @Override
+    public void releaseAmbiguous(String name, Owner owner) {
+        if (mutant != Mutant.RELEASE_AMBIGUOUS_DOES_NOTHING) {
+            mem.releaseAmbiguous(key(name), owner);
+        }
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        latency();
+        String key = key(name);
+        Optional<LockInfo> info = mem.inspect(key);
+        if (mutant == Mutant.INSPECT_CACHES_THE_HOLDER) {
+            LockInfo cached = shared.lastInfo.get("cache:" + key);
+            if (info.isPresent() && cached != null) {
+                return Optional.of(new LockInfo(name, cached.holder(), info.get().fencingToken(), info.get().remaining(),
+                        info.get().waiters()));
+            }
+            info.ifPresent(found -> shared.lastInfo.put("cache:" + key, found));
+        }
+        if (mutant == Mutant.INSPECT_SHOWS_EXPIRED_LOCKS && info.isEmpty() && !shared.releasedCleanly.contains(key)) {
+            info = Optional.ofNullable(shared.lastInfo.get(key));
+        }
+        return info.map(found -> shown(key, new LockInfo(name, found.holder(), found.fencingToken(), found.remaining(),
+                found.waiters())));
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        Set<Capability> capabilities = EnumSet.copyOf(mem.capabilities());
+        if (mutant.name().startsWith("BATCH_")) {
+            capabilities.add(Capability.BATCH_RENEW);
+        }
+        return capabilities;
+    }
+
+    @Override
+    public Duration effectiveTtl(Duration requested) {
+        if (mutant == Mutant.EFFECTIVE_TTL_ROUNDS_DOWN) {
+            return Duration.ofSeconds(Math.max(1, requested.toSeconds()));
+        }
+        return mem.effectiveTtl(requested);
+    }
+
+    @Override
+    public AutoCloseable subscribe(String name, Runnable onChange) {
+        String key = key(name);
+        switch (mutant) {
+            case NEVER_NOTIFIES -> {
+                return () -> { };
+            }
+            case NOTIFIES_ONCE_PER_SUBSCRIPTION -> {
+                AtomicBoolean fired = new AtomicBoolean();
+                return mem.subscribe(key, () -> {
+                    if (fired.compareAndSet(false, true)) {
+                        onChange.run();
+                    }
+                });
+            }
+            case NOTIFIES_ONLY_ON_RELEASE -> {
+                List<Runnable> list = shared.listeners.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
+                list.add(onChange);
+                return () -> list.remove(onChange);
+            }
+            default -> {
+                return mem.subscribe(key, onChange);
+            }
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "mutant " + mutant + " over " + mem.describe();
+    }
+
+    @Override
+    public void close() {
+        if (pendingReleases != null) {
+            pendingReleases.shutdownNow();
+        }
+        if (mutant == Mutant.CLOSE_DELETES_EVERY_NAME_IT_LOCKED) {
+            everLocked.forEach(store::delete);
+        }
+        mem.close();
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+}

@@ -1,0 +1,75 @@
+package io.locksmith.tck.selftest;
+
+import io.locksmith.tck.LockTck;
+import io.locksmith.tck.TckReport;
+import io.locksmith.tck.TckRule;
+import io.locksmith.tck.TckRunner;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The kit's power, measured: each {@link Mutant} (one realistic backend bug over {@code mem://}) must fail the
+ * rules that name its bug, and the controls (a decorator that changes nothing, one that only adds latency) must
+ * pass the whole kit. {@code scripts/tck-mutants.sh} repeats this ten times: every mutant must be caught in
+ * every run.
+ */
+class MutantSuiteTest {
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Mutant.class)
+    void everyMutantIsCaughtByItsRulesAndTheControlsPass(Mutant mutant) {
+        MutantTck.use(mutant);
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        List<String> methods = mutant.caughtBy().stream().map(MutantSuiteTest::testMethodOf).toList();
+        TckReport report = TckRunner.run(MutantTck.class, Map.of(), new PrintStream(log, true, StandardCharsets.UTF_8),
+                methods);
+        System.out.println("mutant " + mutant + ":\n" + log.toString(StandardCharsets.UTF_8));
+        if (mutant.isControl()) {
+            assertTrue(report.passed(), "the control " + mutant + " must pass the whole kit: " + report);
+            assertEquals(0, report.count(TckReport.Status.FAILED), report::toString);
+            return;
+        }
+        for (TckRule rule : mutant.caughtBy()) {
+            TckReport.RuleResult result = report.result(rule.id()).orElseThrow(
+                    () -> new AssertionError(rule.id() + " did not run against " + mutant + ": " + report));
+            assertEquals(TckReport.Status.FAILED, result.status(), "the kit let the mutant " + mutant + " pass "
+                    + rule.id() + " (" + rule.title() + "): " + report);
+            assertTrue(result.message().startsWith("Rule " + rule.id() + " (" + rule.title() + ") violated"),
+                    "the failure should name the rule: " + result.message());
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void theSuiteHasFortyMutantsAndOneForEveryRuleGroup() {
+        List<Mutant> mutants = Arrays.stream(Mutant.values()).filter(m -> !m.isControl()).toList();
+        assertTrue(mutants.size() >= 40, "only " + mutants.size() + " mutants");
+        Set<String> groups = mutants.stream().flatMap(m -> m.caughtBy().stream())
+                .map(rule -> rule.id().substring(0, rule.id().indexOf('.'))).collect(Collectors.toSet());
+        for (int group = 1; group <= 9; group++) {
+            assertTrue(groups.contains("R" + group), "no mutant aimed at a rule of R" + group + ": " + groups);
+        }
+        assertTrue(EnumSet.allOf(Mutant.class).stream().filter(Mutant::isControl).count() >= 2, "two controls");
+    }
+
+    static String testMethodOf(TckRule rule) {
+        return Arrays.stream(LockTck.class.getDeclaredMethods())
+                .map(Method::getName)
+                .filter(name -> name.startsWith(rule.methodPrefix()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no test method for " + rule.id()));
+    }
+}

@@ -1,0 +1,48 @@
+package io.locksmith.tck.selftest;
+
+import io.locksmith.LockClient;
+import io.locksmith.mem.MemStore;
+import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.tck.LockTck;
+
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * The kit against {@code mem://} with one {@link Mutant} bug, chosen by {@link #use(Mutant)} before the kit runs
+ * (the mutant suite runs it through the launcher, one mutant at a time). Named {@code *Tck} so that surefire does
+ * not run it on its own.
+ */
+public class MutantTck extends LockTck {
+
+    private static volatile Mutant current;
+
+    private final Mutant mutant = Objects.requireNonNull(current, "MutantTck.use(Mutant) was not called");
+    private final String store = "mutant-" + UUID.randomUUID();
+    private final MutantProvider.Shared shared = new MutantProvider.Shared();
+
+    /** The mutant the next kit instances use. */
+    static void use(Mutant mutant) {
+        current = mutant;
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.builder().uri(storeUri()).factory(storeFactory("mutant")).build();
+    }
+
+    @Override
+    protected String storeUri() {
+        return "mutant://" + store;
+    }
+
+    @Override
+    protected LockProviderFactory storeFactory(String scheme) {
+        return MutantProvider.factory(scheme, store, mutant, shared);
+    }
+
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        MemStore.named(store).expire(mutant.key(lockName));
+    }
+}
