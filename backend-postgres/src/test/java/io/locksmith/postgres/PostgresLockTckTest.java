@@ -28,6 +28,11 @@ class PostgresLockTckTest extends LockTck {
     }
 
     @Override
+    protected String storeUri() {
+        return postgres.uri("");
+    }
+
+    @Override
     protected void expireBehindClientsBack(String lockName) {
         postgres.expire("public", lockName);
     }
