@@ -924,6 +924,9 @@ public abstract class LockTck {
                 + "=" + seed + "; " + history + "]");
     }
 
+    /** A moving average of {@code tryAcquire()} in the history, to size the holds by the store's speed. */
+    private final java.util.concurrent.atomic.AtomicLong tryLatency = new java.util.concurrent.atomic.AtomicLong();
+
     /** One random operation of the history: an acquire of some kind, a short hold, sometimes a fault, a release. */
     private void historyStep(LockClient client, String name, java.util.SplittableRandom random, LockHistory history,
                              java.util.Map<String, LockHistory.Holding> current, boolean mayDrop, AtomicInteger drops) {
@@ -940,6 +943,8 @@ public abstract class LockTck {
             operation = "tryAcquire()";
             bound = timing.slack().toNanos();
             lease = lock.tryAcquire();
+            long took = System.nanoTime() - invokedAt;
+            tryLatency.updateAndGet(average -> average == 0 ? took : (average * 7 + took) / 8);
         } else if (kind < 92) {
             Duration wait = Duration.ofMillis(1 + random.nextInt(20));
             operation = "tryAcquire(" + wait.toMillis() + "ms)";
@@ -971,8 +976,10 @@ public abstract class LockTck {
                 expireBehindClientsBack(name);
                 awaitDropped(client, name, held.fencingToken());
             } else if (random.nextBoolean()) {
-                // Held long enough for the other threads to try it many times: each try is a chance of a double grant.
-                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(500 + random.nextInt(2000)));
+                // Held for a few store round trips, so that the other threads try it several times meanwhile: each
+                // try on a held name is a chance of a double grant, on a fast store as on a slow one.
+                long roundTrip = Math.max(TimeUnit.MICROSECONDS.toNanos(500), tryLatency.get());
+                java.util.concurrent.locks.LockSupport.parkNanos(roundTrip + random.nextLong(roundTrip * 3));
             }
         } finally {
             current.remove(name, holding);

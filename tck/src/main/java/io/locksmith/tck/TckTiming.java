@@ -19,6 +19,7 @@ public final class TckTiming {
     private static final Duration BASE_SHORT_LEASE = Duration.ofMillis(400);
     private static final Duration BASE_SLACK = Duration.ofSeconds(2);
     private static final Duration BASE_LONG_LEASE = Duration.ofSeconds(30);
+    private static final Duration MAX_HISTORY = Duration.ofSeconds(10);
     private static final Duration BASE_EXACT_TTL = Duration.ofMillis(1300);
     private static final Duration BASE_EXPIRY_PRECISION = Duration.ofMillis(300);
     private static final Duration BASE_NOTIFICATION_LATENCY = Duration.ofMillis(250);
@@ -102,9 +103,10 @@ public final class TckTiming {
         return scaled(BASE_EXPIRY_PRECISION);
     }
 
-    /** The most the randomized history of R1.5 may run: twice the slack. */
+    /** The most the randomized history of R1.5 may run: twice the slack, at most 10 s. */
     public Duration historyDuration() {
-        return slack().multipliedBy(2);
+        Duration twiceTheSlack = slack().multipliedBy(2);
+        return twiceTheSlack.compareTo(MAX_HISTORY) > 0 ? MAX_HISTORY : twiceTheSlack;
     }
 
     /** The most a contention workload may run before it stops starting operations: four times the slack. */

@@ -34,6 +34,11 @@ public final class UriLockTck extends LockTck {
     }
 
     @Override
+    protected String storeUri() {
+        return uri;
+    }
+
+    @Override
     protected void expireBehindClientsBack(String lockName) {
         LockUri parsed = LockUri.parse(uri);
         if (!parsed.scheme().equals("mem")) {
