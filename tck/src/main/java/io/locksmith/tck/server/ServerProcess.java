@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A store server run as an external process for tests (redis-server, redis-sentinel, etcd): started on
@@ -25,6 +27,7 @@ public final class ServerProcess implements AutoCloseable {
     private final Path log;
     private final int port;
     private Process process;
+    private volatile boolean deleteWorkDirOnClose;
 
     private ServerProcess(String name, List<String> command, Path workDir, int port) {
         this.name = name;
@@ -203,6 +206,17 @@ public final class ServerProcess implements AutoCloseable {
         return new ArrayList<>(command);
     }
 
+    /**
+     * Makes {@link #close()} delete the work directory too (its log included): for servers whose data is large
+     * (a PostgreSQL cluster is about 40 MB), so that test runs do not fill the temporary directory.
+     *
+     * @return this server
+     */
+    public ServerProcess deleteWorkDirOnClose() {
+        this.deleteWorkDirOnClose = true;
+        return this;
+    }
+
     /** Kills the server (SIGCONT first, in case it was paused). */
     @Override
     public void close() {
@@ -213,6 +227,22 @@ public final class ServerProcess implements AutoCloseable {
                 // it is being killed anyway
             }
             kill();
+        }
+        if (deleteWorkDirOnClose) {
+            deleteRecursively(workDir);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // Left for the system's temporary-file clean-up; a test must not fail on it.
         }
     }
 

@@ -118,6 +118,8 @@ public final class StoreServers {
      * {@code postgres} operating-system user, as PostgreSQL refuses root; {@code setpriv} execs it in place, so
      * {@link ServerProcess#pid()} is the postmaster's.
      *
+     * Its directory (about 40 MB) is deleted when it is closed.
+     *
      * @param extraSettings further {@code name=value} server settings, e.g. {@code wal_level=replica}
      * @throws IllegalStateException if PostgreSQL is not installed (with the install hint) or does not start
      */
@@ -126,7 +128,7 @@ public final class StoreServers {
         Path dir = tempDir("postgres-" + port);
         Path data = dir.resolve("data");
         initdb(data, dir);
-        return startPostgres(port, data, dir, List.of(extraSettings));
+        return startPostgres(port, data, dir, List.of(extraSettings)).deleteWorkDirOnClose();
     }
 
     /**
