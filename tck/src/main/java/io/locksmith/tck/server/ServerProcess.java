@@ -149,7 +149,14 @@ public final class ServerProcess implements AutoCloseable {
      */
     public void kill() {
         if (process != null && process.isAlive()) {
-            // Listed before the parent dies: once orphaned they are no longer its descendants.
+            // Frozen first, so that it forks no child between the listing and its death (a PostgreSQL backend
+            // forked then would live on as an orphan, serving a client on the crashed server's memory); listed
+            // before it dies, since orphans are no longer its descendants.
+            try {
+                signal("STOP");
+            } catch (RuntimeException e) {
+                // it is being killed anyway
+            }
             List<ProcessHandle> children = process.descendants().toList();
             process.destroyForcibly();
             children.forEach(ProcessHandle::destroyForcibly);
