@@ -43,7 +43,9 @@ import java.util.concurrent.TimeUnit;
  *     when rows are deleted, so tokens strictly increase per name (and across names).</li>
  * <li>Renew and release compare the owner id (unique per holding) and, for renew, that the lease has not run
  *     out. All of a client's leases are renewed in one {@code UPDATE ... FROM unnest(...)}.</li>
- * <li>Release and the periodic clean-up of expired rows {@code NOTIFY} the waiters; see {@link ReleaseListener}.</li>
+ * <li>Release and the periodic clean-up of expired rows {@code NOTIFY} the waiters; see {@link ReleaseListener}.
+ *     Neither deletes the row: a name keeps its row once used (as Redis keeps a name's fencing counter), so
+ *     every later acquire draws its token under the row lock.</li>
  * </ul>
  * Waiters are not queued in the store, so there is no fair order ({@link Capability#FAIR} is not declared).
  */
@@ -87,32 +89,40 @@ final class PostgresLockProvider implements LockProvider {
                 + " SELECT ?, ?, ?, nextval('" + schema.fence() + "'), clock_timestamp() + ?" + micros
                 + " WHERE NOT EXISTS (SELECT 1 FROM " + schema.abandoned() + " a WHERE a.owner_id = ?)"
                 + " ON CONFLICT (name) DO UPDATE SET owner_id = excluded.owner_id, holder = excluded.holder,"
-                // The same holding asking again (a retry after a lost answer) keeps its token.
-                + " token = CASE WHEN l.owner_id = excluded.owner_id THEN l.token ELSE excluded.token END,"
+                // The same holding asking again (a retry after a lost answer) keeps its token. Anyone else draws
+                // it here, under the row lock, after the previous holder's statement committed: a value drawn
+                // before (in the VALUES) could be lower than the token of a holding that came and went while
+                // this statement waited, so it is only used for a name's first row.
+                + " token = CASE WHEN l.owner_id = excluded.owner_id THEN l.token"
+                + " ELSE nextval('" + schema.fence() + "') END,"
                 + " expires_at = excluded.expires_at"
                 + " WHERE l.owner_id = excluded.owner_id OR l.expires_at <= clock_timestamp()"
                 + " RETURNING token)"
                 + " SELECT token, NULL::bigint FROM attempt"
                 + " UNION ALL"
                 + " SELECT NULL, (extract(epoch FROM expires_at - clock_timestamp()) * 1000000)::bigint FROM " + locks
-                + " WHERE name = ? AND NOT EXISTS (SELECT 1 FROM attempt)";
+                + " WHERE name = ? AND expires_at > clock_timestamp() AND NOT EXISTS (SELECT 1 FROM attempt)";
         this.renewSql = "UPDATE " + locks + " SET expires_at = clock_timestamp() + ?" + micros
                 + " WHERE name = ? AND owner_id = ? AND expires_at > clock_timestamp()";
         this.renewAllSql = "UPDATE " + locks + " AS l SET expires_at = clock_timestamp() + r.ttl" + micros
                 + " FROM unnest(?::text[], ?::text[], ?::bigint[]) AS r(name, owner_id, ttl)"
                 + " WHERE l.name = r.name AND l.owner_id = r.owner_id AND l.expires_at > clock_timestamp()"
                 + " RETURNING l.owner_id";
-        this.releaseSql = "WITH gone AS (DELETE FROM " + locks + " WHERE name = ? AND owner_id = ?"
-                + " RETURNING name, expires_at > clock_timestamp() AS live)"
-                + " SELECT live, pg_notify(?, name) FROM gone";
+        // A row is never deleted: a free name keeps its row, so that every later acquire of it goes through the
+        // ON CONFLICT path and draws its token under the row lock (see above).
+        String free = " SET owner_id = '', holder = '', expires_at = '-infinity'";
+        this.releaseSql = "WITH gone AS (UPDATE " + locks + free
+                + " WHERE name = ? AND owner_id = ? AND expires_at > clock_timestamp() RETURNING name)"
+                + " SELECT pg_notify(?, name) FROM gone";
         this.releaseAbandonedSql = "WITH mark AS (INSERT INTO " + schema.abandoned() + " (owner_id, expires_at)"
                 + " VALUES (?, clock_timestamp() + ?" + micros + ")"
                 + " ON CONFLICT (owner_id) DO UPDATE SET expires_at = excluded.expires_at),"
-                + " gone AS (DELETE FROM " + locks + " WHERE name = ? AND owner_id = ? RETURNING name)"
+                + " gone AS (UPDATE " + locks + free + " WHERE name = ? AND owner_id = ? RETURNING name)"
                 + " SELECT pg_notify(?, name) FROM gone";
         this.inspectSql = "SELECT holder, token, (extract(epoch FROM expires_at - clock_timestamp()) * 1000000)::bigint"
                 + " FROM " + locks + " WHERE name = ? AND expires_at > clock_timestamp()";
-        this.cleanupSql = "WITH gone AS (DELETE FROM " + locks + " WHERE expires_at <= clock_timestamp() RETURNING name),"
+        this.cleanupSql = "WITH gone AS (UPDATE " + locks + free
+                + " WHERE expires_at <= clock_timestamp() AND expires_at > '-infinity' RETURNING name),"
                 + " marks AS (DELETE FROM " + schema.abandoned() + " WHERE expires_at <= clock_timestamp()),"
                 + " records AS (DELETE FROM " + schema.registry() + " WHERE expires_at <= clock_timestamp())"
                 + " SELECT pg_notify(?, name) FROM gone";
@@ -234,14 +244,14 @@ final class PostgresLockProvider implements LockProvider {
                 statement.setString(2, grant.owner().id());
                 statement.setString(3, schema.channel());
                 try (ResultSet rows = statement.executeQuery()) {
-                    return rows.next() && rows.getBoolean(1);
+                    return rows.next();
                 }
             }
         });
     }
 
     /**
-     * Deletes the owner's row if the attempt took it, and marks the attempt abandoned so that a copy of it still
+     * Frees the owner's row if the attempt took it, and marks the attempt abandoned so that a copy of it still
      * on its way (a slow network, a paused server) is refused when it arrives, instead of leaving a lock nobody
      * thinks it holds.
      */
@@ -260,7 +270,7 @@ final class PostgresLockProvider implements LockProvider {
         });
     }
 
-    /** Deletes expired rows, announcing each name to the waiters of every client, and old markers and records. */
+    /** Marks expired rows free, announcing each name to the waiters of every client; deletes old markers and records. */
     private void cleanUp() {
         try {
             int cleaned = call(null, "clean up expired locks", connection -> {

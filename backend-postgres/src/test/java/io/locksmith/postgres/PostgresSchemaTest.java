@@ -149,6 +149,55 @@ class PostgresSchemaTest {
         }
     }
 
+    /**
+     * An acquire that waits for the row (another session holds its lock) must draw its token after that
+     * session committed: here that session is a holder who takes the name with a new token and frees it
+     * meanwhile, and the waiting acquire's token must be above it (found by the safety runs under load).
+     */
+    @Test
+    void theTokenIsDrawnUnderTheRowLock() throws Exception {
+        String name = "order-" + UUID.randomUUID();
+        try (PostgresLockProvider provider = provider(postgres.uri(""))) {
+            releaseOnce(provider, name);
+            long otherToken;
+            try (java.sql.Connection other = postgres.connect()) {
+                other.setAutoCommit(false);
+                try (java.sql.Statement statement = other.createStatement()) {
+                    statement.execute("SELECT 1 FROM public.locksmith_locks WHERE name = '" + name.replace("'", "''")
+                            + "' FOR UPDATE");
+                }
+                Owner owner = new Owner("slow-" + UUID.randomUUID(), new HolderIdentity("test", "host", "main", 1, null));
+                CompletableFuture<Optional<Grant>> slow = CompletableFuture.supplyAsync(() ->
+                        provider.tryAcquire(new AcquireRequest(name, owner, Duration.ofSeconds(5), false)));
+                await("the acquire to wait for the row lock").atMost(Duration.ofSeconds(10)).until(() ->
+                        waitingForALock());
+                try (java.sql.Statement statement = other.createStatement();
+                     java.sql.ResultSet rows = statement.executeQuery("UPDATE public.locksmith_locks SET"
+                             + " token = nextval('public.locksmith_fence'), owner_id = '', holder = '',"
+                             + " expires_at = '-infinity' WHERE name = '" + name.replace("'", "''") + "' RETURNING token")) {
+                    rows.next();
+                    otherToken = rows.getLong(1);
+                }
+                other.commit();
+                Grant grant = slow.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+                assertTrue(grant.fencingToken() > otherToken, "an acquire that waited for the row was granted token "
+                        + grant.fencingToken() + ", not above the token " + otherToken + " of a holding that came and went");
+                provider.release(grant);
+            }
+        }
+    }
+
+    private static boolean waitingForALock() {
+        try (java.sql.Connection connection = postgres.connect(); java.sql.Statement statement = connection.createStatement();
+             java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity"
+                     + " WHERE wait_event_type = 'Lock' AND query LIKE '%locksmith_locks%'")) {
+            rows.next();
+            return rows.getLong(1) > 0;
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void waitersAreWokenAgainAfterTheListeningConnectionIsLost() {
         String name = "listen-" + UUID.randomUUID();

@@ -121,7 +121,8 @@ final class PostgresDoctor implements StoreDoctor {
             held = rows.getLong(1);
             expired = rows.getLong(2);
         }
-        findings.add(Finding.ok(check, held + " lock(s) held, " + expired + " expired row(s) awaiting clean-up"));
+        findings.add(Finding.ok(check, held + " lock(s) held, " + expired + " free name(s) (a name keeps its row"
+                + " once used, for its fencing order)"));
         boolean rights = bool(connection, "SELECT has_table_privilege(?, 'SELECT, INSERT, UPDATE, DELETE')", locks)
                 && bool(connection, "SELECT has_sequence_privilege(?, 'USAGE')", schema + ".locksmith_fence");
         if (!rights) {
