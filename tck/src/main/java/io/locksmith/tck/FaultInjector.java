@@ -55,7 +55,7 @@ public final class FaultInjector {
     private final Map<Call, ConcurrentLinkedQueue<Moment>> pending = new EnumMap<>(Call.class);
     private final ConcurrentLinkedQueue<Grant> grants = new ConcurrentLinkedQueue<>();
     private final List<LockProvider> providers = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private volatile int injected;
+    private final java.util.concurrent.atomic.AtomicInteger injected = new java.util.concurrent.atomic.AtomicInteger();
 
     public FaultInjector() {
         for (Call call : Call.values()) {
@@ -71,7 +71,7 @@ public final class FaultInjector {
 
     /** How many faults were injected so far. */
     public int injected() {
-        return injected;
+        return injected.get();
     }
 
     /** Whether a fault asked for with {@link #failNext} has not struck yet. */
@@ -129,7 +129,7 @@ public final class FaultInjector {
     private Moment strikes(Call call) {
         Moment moment = pending.get(call).poll();
         if (moment != null) {
-            injected++;
+            injected.incrementAndGet();
         }
         return moment;
     }

@@ -76,7 +76,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@link Capability capabilities} the store declares and are skipped with the reason otherwise. Every
  * failure message starts with "Rule Rx.y (...) violated" and ends with where to look. Each rule uses fresh
  * lock names and closes every client it asked for. Rules that need the store to drop a lock behind its
- * holder's back are skipped, naming the hook, unless {@link #expireBehindClientsBack(String)} is overridden.
+ * holder's back are skipped, naming the hook, unless {@link #expireBehindClientsBack(String)} is overridden;
+ * rules that open their own clients on the store (through the kit's {@link FaultInjector} at the SPI, or with a
+ * trace id source) are skipped unless {@link #storeUri()} is.
  *
  * <p>Each rule has a time-out, so a broken store cannot hang the kit.
  */
