@@ -61,7 +61,7 @@ final class ShedLockJdbcSubject implements Subject {
         config.setPoolName("bench-shedlock");
         HikariDataSource pool = new HikariDataSource(config);
         try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (name varchar(64) PRIMARY KEY,"
+            statement.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (name varchar(255) PRIMARY KEY,"
                     + " lock_until timestamp NOT NULL, locked_at timestamp NOT NULL, locked_by varchar(255) NOT NULL)");
         } catch (SQLException e) {
             pool.close();
