@@ -4,6 +4,7 @@
 #                  redis-sentinel package is not needed)
 #   etcd          (package etcd-server)
 #   iptables      (package iptables; the fault kit's LoopbackFirewall partitions loopback ports with it)
+#   initdb, postgres (package postgresql; run as the postgres user when the build is root)
 # ZooKeeper needs nothing: the tests run it from its Maven artifact.
 # Does nothing, needing neither root nor the network, when every binary is there.
 set -euo pipefail
@@ -13,9 +14,10 @@ have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/
 have redis-server || missing+=(redis-server)
 have etcd || missing+=(etcd-server)
 have iptables || missing+=(iptables)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-servers: redis-server, etcd and iptables are installed"
+  echo "install-servers: redis-server, etcd, iptables and postgresql are installed"
   exit 0
 fi
 
@@ -33,4 +35,5 @@ DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-rec
 # stop them if they run (no systemd in containers: ignore failures).
 $sudo_cmd service redis-server stop >/dev/null 2>&1 || true
 $sudo_cmd service etcd stop >/dev/null 2>&1 || true
+$sudo_cmd service postgresql stop >/dev/null 2>&1 || true
 echo "install-servers: done"

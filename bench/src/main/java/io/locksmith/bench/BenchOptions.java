@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * The command line of the bench.
  * <pre>
- * java -jar bench/target/locksmith-bench.jar [--quick] [--stores redis,zookeeper,etcd,mem,sentinel]
+ * java -jar bench/target/locksmith-bench.jar [--quick] [--stores redis,zookeeper,etcd,postgres,mem,sentinel]
  *     [--scenarios uncontended,contended,many-names,renewal] [--only TEXT] [--warmup 2s] [--measure 5s]
  *     [--renewal-hold 60s] [--renewal-lease 30s] [--renewal-locks 10000] [--out bench/results]
  *     [--update-doc docs/PERFORMANCE.md]
@@ -23,7 +23,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
     static final String USAGE = """
             usage: java -jar bench/target/locksmith-bench.jar [options]
               --quick                    short windows (about 4 minutes with every store) instead of the full run (about 12)
-              --stores LIST              comma-separated: redis,zookeeper,etcd,mem,sentinel (default redis,zookeeper,etcd)
+              --stores LIST              comma-separated: redis,zookeeper,etcd,postgres,mem,sentinel (default redis,zookeeper,etcd,postgres)
               --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
               --warmup D / --measure D   per subject and scenario, e.g. 2s, 500ms
@@ -37,7 +37,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
 
     static BenchOptions parse(String... args) {
         boolean quick = false;
-        Set<Store> stores = EnumSet.of(Store.REDIS, Store.ZOOKEEPER, Store.ETCD);
+        Set<Store> stores = EnumSet.of(Store.REDIS, Store.ZOOKEEPER, Store.ETCD, Store.POSTGRES);
         Set<Scenario> scenarios = EnumSet.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.MANY_NAMES, Scenario.RENEWAL);
         String only = null;
         Path out = Path.of("bench", "results");
@@ -94,7 +94,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
             try {
                 stores.add(Store.valueOf(name.toUpperCase(Locale.ROOT)));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("unknown store '" + name + "'; known: redis, zookeeper, etcd, mem", e);
+                throw new IllegalArgumentException("unknown store '" + name + "'; known: redis, zookeeper, etcd, postgres, mem", e);
             }
         }
         return stores;

@@ -19,6 +19,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -53,6 +58,7 @@ final class BenchServers implements AutoCloseable {
                 case SENTINEL -> startSentinelGroup();
                 case ETCD -> startEtcd();
                 case ZOOKEEPER -> startZooKeeper();
+                case POSTGRES -> io.locksmith.tck.server.StoreServers.postgres();
                 case MEM -> null;
             };
             if (server != null) {
@@ -195,6 +201,7 @@ final class BenchServers implements AutoCloseable {
             }
             case ZOOKEEPER -> Long.parseLong(fourLetterWord("mntr").getOrDefault("zk_packets_received", "0"));
             case ETCD -> etcdMessagesReceived();
+            case POSTGRES -> postgresTransactions();
             case SENTINEL, MEM -> 0;
         };
     }
@@ -216,8 +223,30 @@ final class BenchServers implements AutoCloseable {
             case ZOOKEEPER -> "ZooKeeper " + fourLetterWord("mntr").getOrDefault("zk_version", "?").split("[-,]")[0]
                     + " (separate JVM)";
             case ETCD -> "etcd " + http("/version").replaceAll(".*\"etcdserver\":\"([^\"]+)\".*", "$1").strip();
+            case POSTGRES -> "PostgreSQL " + postgresQuery("SHOW server_version");
             case MEM -> "in-JVM";
         };
+    }
+
+    /**
+     * PostgreSQL: transactions committed and rolled back in the database; every statement of Locksmith and of the
+     * ShedLock-style lock is one autocommit transaction. The statistics reach the counter within about a second.
+     */
+    private long postgresTransactions() {
+        return Long.parseLong(postgresQuery("SELECT xact_commit + xact_rollback FROM pg_stat_database"
+                + " WHERE datname = 'postgres'"));
+    }
+
+    private String postgresQuery(String sql) {
+        try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:"
+                + port(Store.POSTGRES) + "/postgres", io.locksmith.tck.server.StoreServers.POSTGRES_USER, "");
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            return rows.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot ask PostgreSQL: " + sql, e);
+        }
     }
 
     /** Clears the Redis keyspace between subjects, so one subject's leftovers cannot slow another. */

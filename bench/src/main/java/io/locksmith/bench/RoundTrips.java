@@ -10,6 +10,9 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -74,6 +77,19 @@ final class RoundTrips {
                     trips.put(WRITE, scenarios.roundTrip(() -> client.getKVClient().put(key, key)
                             .get(10, TimeUnit.SECONDS)));
                     client.getKVClient().delete(key).get(10, TimeUnit.SECONDS);
+                }
+            }
+            case POSTGRES -> {
+                try (Connection connection = DriverManager.getConnection(
+                        "jdbc:postgresql://127.0.0.1:" + port + "/postgres", io.locksmith.tck.server.StoreServers.POSTGRES_USER,
+                        "");
+                     Statement statement = connection.createStatement()) {
+                    statement.execute("CREATE TABLE IF NOT EXISTS bench_round_trip (id int PRIMARY KEY, v int)");
+                    statement.execute("INSERT INTO bench_round_trip VALUES (1, 0) ON CONFLICT DO NOTHING");
+                    trips.put(READ, scenarios.roundTrip(() -> statement.execute("SELECT 1")));
+                    trips.put(WRITE, scenarios.roundTrip(() -> statement.execute(
+                            "UPDATE bench_round_trip SET v = v + 1 WHERE id = 1")));
+                    statement.execute("DROP TABLE bench_round_trip");
                 }
             }
             default -> throw new IllegalArgumentException(store + " has no network round trip");

@@ -10,6 +10,7 @@ public enum Store {
     SENTINEL("Redis Sentinel"),
     ZOOKEEPER("ZooKeeper"),
     ETCD("etcd"),
+    POSTGRES("PostgreSQL"),
     /** The in-JVM reference store: a smoke run of the harness, no network. */
     MEM("mem");
 

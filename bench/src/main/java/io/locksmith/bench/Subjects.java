@@ -47,6 +47,12 @@ final class Subjects {
             case SENTINEL -> sentinel(scenario, lease, entries);
             case ZOOKEEPER -> zookeeper(lease, entries);
             case ETCD -> etcd(scenario, lease, entries);
+            case POSTGRES -> {
+                // The row lock renews nothing, so it is no baseline for renewal; the other three scenarios compare.
+                if (scenario != Scenario.RENEWAL) {
+                    postgres(lease, entries);
+                }
+            }
             case MEM -> entries.add(new Entry(new LocksmithSubject("Locksmith over mem://", Store.MEM,
                     "mem://bench?lease=" + lease.toMillis() + "ms"), false));
         }
@@ -127,5 +133,18 @@ final class Subjects {
         }
         entries.add(new Entry(new LocksmithSubject("Locksmith over jetcd", Store.ETCD,
                 "etcd://127.0.0.1:" + servers.port(Store.ETCD) + "?lease=" + lease.toSeconds() + "s"), false));
+    }
+
+    /** The ShedLock-style row lock is the baseline: what teams on PostgreSQL run today. */
+    private void postgres(Duration lease, List<Entry> entries) {
+        int port = servers.port(Store.POSTGRES);
+        String user = io.locksmith.tck.server.StoreServers.POSTGRES_USER;
+        entries.add(new Entry(new ShedLockJdbcSubject("ShedLock-style JDBC row lock (UPDATE ... WHERE lock_until <= now()),"
+                + " retry every 20 ms", "jdbc:postgresql://127.0.0.1:" + port + "/postgres", user, lease, SPIN_INTERVAL),
+                true));
+        // Sized like the baseline's pool: at least 8 connections, as many as threads beyond that.
+        entries.add(new Entry(new LocksmithSubject("Locksmith over PostgreSQL", Store.POSTGRES,
+                threads -> "postgres://" + user + "@127.0.0.1:" + port + "/postgres?pool=" + Math.max(8, threads)
+                        + "&lease=" + lease.toMillis() + "ms"), false));
     }
 }

@@ -17,7 +17,7 @@ class BenchOptionsTest {
         BenchOptions options = BenchOptions.parse();
 
         assertFalse(options.quick());
-        assertEquals(EnumSet.of(Store.REDIS, Store.ZOOKEEPER, Store.ETCD), options.stores());
+        assertEquals(EnumSet.of(Store.REDIS, Store.ZOOKEEPER, Store.ETCD, Store.POSTGRES), options.stores());
         assertEquals(4, options.scenarios().size());
         assertEquals(Duration.ofSeconds(60), options.config().renewalHold());
         assertEquals(10_000, options.config().renewalLocks());

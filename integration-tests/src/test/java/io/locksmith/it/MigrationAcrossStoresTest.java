@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MigrationAcrossStoresTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource({"redis-single, etcd-single", "redis-single, zookeeper-single"})
+    @CsvSource({"redis-single, etcd-single", "redis-single, zookeeper-single", "redis-single, postgres-single"})
     void adjacentPhasesExcludeEachOtherAndTokensKeepIncreasing(String from, String to) {
         try (Deployment oldStore = Deployments.start(from); Deployment newStore = Deployments.start(to)) {
             String name = "stock:" + UUID.randomUUID();
@@ -57,7 +57,7 @@ class MigrationAcrossStoresTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource({"redis-single, etcd-single"})
+    @CsvSource({"redis-single, etcd-single", "redis-single, postgres-single"})
     void theGuardRefusesAClientThatWouldSkipAPhase(String from, String to) {
         try (Deployment oldStore = Deployments.start(from); Deployment newStore = Deployments.start(to);
              LockClient stillOld = LockClient.open(MigrationUris.of(oldStore.uri(), newStore.uri(), FROM))) {

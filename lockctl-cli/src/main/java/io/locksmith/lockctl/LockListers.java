@@ -3,6 +3,7 @@ package io.locksmith.lockctl;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
+import io.locksmith.LockConfigurationException;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockUri;
 import org.apache.curator.framework.CuratorFramework;
@@ -16,12 +17,19 @@ import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 import java.io.ByteArrayOutputStream;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +40,7 @@ import java.util.stream.Collectors;
 final class LockListers {
 
     /** For help texts. */
-    static final String SUPPORTED = "redis://, rediss://, zookeeper://, etcd://";
+    static final String SUPPORTED = "redis://, rediss://, zookeeper://, etcd://, postgres://";
 
     private LockListers() {
     }
@@ -42,6 +50,7 @@ final class LockListers {
             case "redis", "rediss" -> Optional.of(LockListers::redis);
             case "zookeeper", "zk" -> Optional.of(LockListers::zookeeper);
             case "etcd" -> Optional.of(LockListers::etcd);
+            case "postgres", "postgresql" -> Optional.of(LockListers::postgres);
             default -> Optional.empty();
         };
     }
@@ -150,6 +159,47 @@ final class LockListers {
                     : e.getCause().getMessage()), e);
         }
         return new ArrayList<>(names);
+    }
+
+    /**
+     * PostgreSQL keeps one row per held name in {@code SCHEMA.locksmith_locks} (schema: the URI's {@code schema}
+     * parameter, default {@code public}); a row whose {@code expires_at} passed by the server's clock is free.
+     */
+    private static List<String> postgres(LockUri uri, String prefix, Duration timeout) {
+        String hosts = uri.hosts(5432).stream().map(LockUri.HostPort::toString).collect(Collectors.joining(","));
+        String database = uri.path().startsWith("/") ? uri.path().substring(1) : uri.path();
+        String schema = uri.parameter("schema").orElse("public");
+        if (!schema.matches("[a-z_][a-z0-9_$]{0,62}")) {
+            throw new LockConfigurationException("parameter 'schema' must be a plain lower-case SQL"
+                    + " identifier, was '" + schema + "'");
+        }
+        long seconds = Math.max(1, (timeout.toMillis() + 999) / 1000);
+        Properties properties = new Properties();
+        uri.userInfo().ifPresent(info -> {
+            int colon = info.indexOf(':');
+            properties.setProperty("user", colon < 0 ? info : info.substring(0, colon));
+            if (colon >= 0) {
+                properties.setProperty("password", info.substring(colon + 1));
+            }
+        });
+        String url = "jdbc:postgresql://" + hosts + "/" + URLEncoder.encode(database, StandardCharsets.UTF_8)
+                + "?targetServerType=primary&connectTimeout=" + seconds + "&socketTimeout=" + seconds
+                + "&ApplicationName=lockctl-inspect";
+        List<String> names = new ArrayList<>();
+        try (Connection connection = DriverManager.getConnection(url, properties);
+             PreparedStatement query = connection.prepareStatement("SELECT name FROM " + schema
+                     + ".locksmith_locks WHERE expires_at > clock_timestamp() AND starts_with(name, ?) ORDER BY name")) {
+            query.setString(1, prefix);
+            try (ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    names.add(rows.getString(1));
+                }
+            }
+        } catch (SQLException e) {
+            throw new LockStoreException("cannot list locks on postgres at " + hosts + "/" + database + ": "
+                    + e.getMessage(), e);
+        }
+        return names;
     }
 
     /** Percent-decoding of UTF-8 bytes; null if {@code text} is not well encoded (not a lock of ours). */

@@ -20,6 +20,7 @@ public final class Deployments {
         ALL.put("zookeeper-3", ZooKeeperEnsembleDeployment::new);
         ALL.put("etcd-single", () -> new EtcdDeployment(1));
         ALL.put("etcd-3", () -> new EtcdDeployment(3));
+        ALL.put("postgres-single", PostgresDeployment::new);
     }
 
     private Deployments() {

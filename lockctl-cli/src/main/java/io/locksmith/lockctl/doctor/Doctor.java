@@ -15,7 +15,7 @@ import java.util.Optional;
 public final class Doctor {
 
     private static final List<StoreDoctor> STORE_DOCTORS = List.of(new RedisDoctor(), new ZooKeeperDoctor(),
-            new EtcdDoctor());
+            new EtcdDoctor(), new PostgresDoctor());
 
     private Doctor() {
     }

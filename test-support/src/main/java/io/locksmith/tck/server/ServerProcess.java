@@ -8,8 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A store server run as an external process for tests (redis-server, redis-sentinel, etcd): started on
@@ -26,6 +28,7 @@ public final class ServerProcess implements AutoCloseable {
     private final Path log;
     private final int port;
     private Process process;
+    private volatile boolean deleteWorkDirOnClose;
 
     private ServerProcess(String name, List<String> command, Path workDir, int port) {
         this.name = name;
@@ -122,10 +125,34 @@ public final class ServerProcess implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
-    /** Kills the server with SIGKILL and waits for it to be gone: a crash, no clean shutdown. */
+    /**
+     * Kills the server with SIGKILL and waits for it to be gone: a crash, no clean shutdown. Its child processes
+     * (PostgreSQL's backends) are killed too, as they die with the machine in a real crash, and would otherwise
+     * keep the shared memory a restarted server needs.
+     */
     public void kill() {
         if (process != null && process.isAlive()) {
+            // Frozen first, so that it forks no child between the listing and its death (a PostgreSQL backend
+            // forked then would live on as an orphan, serving a client on the crashed server's memory); listed
+            // before it dies, since orphans are no longer its descendants.
+            try {
+                signal("STOP");
+            } catch (RuntimeException e) {
+                // it is being killed anyway
+            }
+            List<ProcessHandle> children = process.descendants().toList();
             process.destroyForcibly();
+            children.forEach(ProcessHandle::destroyForcibly);
+            for (ProcessHandle child : children) {
+                try {
+                    child.onExit().get(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    // gone or stuck: the wait for the parent below reports what matters
+                }
+            }
             try {
                 process.waitFor(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -169,6 +196,17 @@ public final class ServerProcess implements AutoCloseable {
         return new ArrayList<>(command);
     }
 
+    /**
+     * Makes {@link #close()} delete the work directory too (its log included): for servers whose data is large
+     * (a PostgreSQL cluster is about 40 MB), so that test runs do not fill the temporary directory.
+     *
+     * @return this server
+     */
+    public ServerProcess deleteWorkDirOnClose() {
+        this.deleteWorkDirOnClose = true;
+        return this;
+    }
+
     /** Kills the server (SIGCONT first, in case it was paused). */
     @Override
     public void close() {
@@ -179,6 +217,22 @@ public final class ServerProcess implements AutoCloseable {
                 // it is being killed anyway
             }
             kill();
+        }
+        if (deleteWorkDirOnClose) {
+            deleteRecursively(workDir);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // Left for the system's temporary-file clean-up; a test must not fail on it.
         }
     }
 

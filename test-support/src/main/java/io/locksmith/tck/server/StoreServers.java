@@ -5,11 +5,15 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
- * The real store servers the tests of every module start (redis-server, Sentinel, etcd), in one place: on
+ * The real store servers the tests of every module start (redis-server, Sentinel, etcd, PostgreSQL), in one place: on
  * free loopback ports, without persistence, in temporary directories, as {@link ServerProcess}es that can be
  * killed, paused and restarted. A missing binary fails with an install hint.
  */
@@ -19,6 +23,13 @@ public final class StoreServers {
     public static final String REDIS_INSTALL_HINT = "sudo apt-get install -y redis-server (Debian/Ubuntu)";
     /** How to install etcd. */
     public static final String ETCD_INSTALL_HINT = "sudo apt-get install -y etcd-server (Debian/Ubuntu)";
+    /** How to install the PostgreSQL server binaries ({@code initdb}, {@code postgres}). */
+    public static final String POSTGRES_INSTALL_HINT = "sudo apt-get install -y postgresql (Debian/Ubuntu)";
+    /** The superuser {@link #postgres()} creates; it logs in without a password over loopback (trust). */
+    public static final String POSTGRES_USER = "locksmith";
+    /** The operating-system user PostgreSQL runs as when the tests run as root (it refuses to run as root). */
+    private static final String POSTGRES_OS_USER = "postgres";
+
     /** etcd heartbeat for tests: with it the shortest lease etcd grants is about one second. */
     public static final int ETCD_HEARTBEAT_MILLIS = 50;
     /** etcd election time-out for tests: a killed leader is replaced within a few hundred milliseconds. */
@@ -122,6 +133,191 @@ public final class StoreServers {
         int peerPort = FreePorts.next();
         return etcdMember("single", clientPort, peerPort, "single=http://127.0.0.1:" + peerPort,
                 tempDir("etcd-" + clientPort));
+    }
+
+    /**
+     * A private PostgreSQL server from the installed Debian {@code postgresql} package: {@code initdb} into a
+     * new temporary directory, then {@code postgres} on a free loopback port with superuser
+     * {@value #POSTGRES_USER} (trust authentication over loopback, database {@code postgres}). Durability
+     * settings stay on except {@code fsync}, which only matters if the machine itself crashes, so a killed
+     * server recovers every committed lock. When the build runs as root the server runs as the
+     * {@code postgres} operating-system user, as PostgreSQL refuses root; {@code setpriv} execs it in place, so
+     * {@link ServerProcess#pid()} is the postmaster's.
+     *
+     * Its directory (about 40 MB) is deleted when it is closed.
+     *
+     * @param extraSettings further {@code name=value} server settings, e.g. {@code wal_level=replica}
+     * @throws IllegalStateException if PostgreSQL is not installed (with the install hint) or does not start
+     */
+    public static ServerProcess postgres(String... extraSettings) {
+        int port = FreePorts.next();
+        Path dir = tempDir("postgres-" + port);
+        Path data = dir.resolve("data");
+        initdb(data, dir);
+        return startPostgres(port, data, dir, List.of(extraSettings)).deleteWorkDirOnClose();
+    }
+
+    /**
+     * Starts {@code postgres} on an existing data directory (a base backup of a replica, for example).
+     *
+     * @param port          the loopback port
+     * @param data          the data directory, owned by the user PostgreSQL runs as
+     * @param workDir       where the log goes
+     * @param extraSettings further {@code name=value} server settings
+     */
+    public static ServerProcess startPostgres(int port, Path data, Path workDir, List<String> extraSettings) {
+        List<String> command = new ArrayList<>(asPostgresUser(postgresBinary("postgres")));
+        command.addAll(List.of("-D", data.toString(), "-p", Integer.toString(port), "-k", workDir.toString(),
+                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=400",
+                "-c", "shared_buffers=32MB", "-c", "log_min_messages=warning"));
+        for (String setting : extraSettings) {
+            command.addAll(List.of("-c", setting));
+        }
+        ServerProcess server = ServerProcess.start("postgres-" + port, command, workDir, port, POSTGRES_INSTALL_HINT);
+        try {
+            awaitPostgresReady(server);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    /**
+     * Waits until a PostgreSQL server accepts sessions ({@code pg_isready}): it listens before its start-up or
+     * crash recovery is done, and refuses sessions meanwhile. Call it after {@link ServerProcess#restart()}.
+     *
+     * @throws IllegalStateException if it is not ready within 60 s
+     */
+    public static void awaitPostgresReady(ServerProcess server) {
+        String isReady = postgresBinary("pg_isready");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                Process probe = new ProcessBuilder(isReady, "-q", "-h", "127.0.0.1", "-p",
+                        Integer.toString(server.port()), "-U", POSTGRES_USER, "-d", "postgres", "-t", "5")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                if (probe.waitFor(10, TimeUnit.SECONDS) && probe.exitValue() == 0) {
+                    return;
+                }
+                probe.destroyForcibly();
+                if (!server.isAlive() || System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(server + " does not accept sessions; its log ends with:\n"
+                            + server.tail());
+                }
+                Thread.sleep(50); // polling the server: there is no event that announces it is ready
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot run " + isReady, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + server, e);
+            }
+        }
+    }
+
+    /**
+     * Runs a PostgreSQL client program of the installed server ({@code pg_basebackup}, {@code pg_ctl}, ...) as the
+     * user the server runs as, and waits for it.
+     *
+     * @throws IllegalStateException if it fails; the message holds its output
+     */
+    public static void runPostgresTool(Path workDir, String tool, String... args) {
+        List<String> command = new ArrayList<>(asPostgresUser(postgresBinary(tool)));
+        command.addAll(List.of(args));
+        run(command, workDir, tool);
+    }
+
+    /** A directory the user PostgreSQL runs as may write: {@code dir} itself, handed to that user when we are root. */
+    public static Path ownedByPostgresUser(Path dir) {
+        if (!isRoot()) {
+            return dir;
+        }
+        try {
+            UserPrincipal postgres = dir.getFileSystem().getUserPrincipalLookupService()
+                    .lookupPrincipalByName(POSTGRES_OS_USER);
+            try (Stream<Path> paths = Files.walk(dir)) {
+                for (Path path : paths.sorted(Comparator.naturalOrder()).toList()) {
+                    Files.setOwner(path, postgres);
+                }
+            }
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot hand " + dir + " to the '" + POSTGRES_OS_USER + "' user"
+                    + " (PostgreSQL refuses to run as root; the Debian postgresql package creates that user)", e);
+        }
+    }
+
+    private static void initdb(Path data, Path workDir) {
+        ownedByPostgresUser(workDir);
+        List<String> command = new ArrayList<>(asPostgresUser(postgresBinary("initdb")));
+        command.addAll(List.of("-D", data.toString(), "-U", POSTGRES_USER, "--auth=trust", "--encoding=UTF8",
+                "--locale=C", "--no-sync", "--no-instructions"));
+        run(command, workDir, "initdb");
+    }
+
+    private static void run(List<String> command, Path workDir, String what) {
+        Path log = workDir.resolve(what + ".log");
+        try {
+            Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(what + " did not finish within 60 s: " + command);
+            }
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException(what + " failed with code " + process.exitValue() + ": " + command
+                        + "\n" + Files.readString(log));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + command, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + what, e);
+        }
+    }
+
+    /** {@code binary} prefixed so that it runs as the postgres user when we are root (setpriv execs in place). */
+    private static List<String> asPostgresUser(String binary) {
+        if (!isRoot()) {
+            return List.of(binary);
+        }
+        String setpriv = ServerProcess.requireBinary("setpriv", "sudo apt-get install -y util-linux");
+        return List.of(setpriv, "--reuid=" + POSTGRES_OS_USER, "--regid=" + POSTGRES_OS_USER, "--init-groups",
+                "--", binary);
+    }
+
+    /**
+     * The path of a PostgreSQL server program: the newest {@code /usr/lib/postgresql/<version>/bin} of the Debian
+     * packages (they keep the server programs off the PATH), else the PATH.
+     */
+    private static String postgresBinary(String program) {
+        Path debian = Path.of("/usr/lib/postgresql");
+        if (Files.isDirectory(debian)) {
+            try (Stream<Path> versions = Files.list(debian)) {
+                Path found = versions.map(version -> version.resolve("bin").resolve(program))
+                        .filter(Files::isExecutable)
+                        .max(Comparator.comparing(StoreServers::majorVersion))
+                        .orElse(null);
+                if (found != null) {
+                    return found.toString();
+                }
+            } catch (IOException e) {
+                // fall back to the PATH
+            }
+        }
+        return ServerProcess.requireBinary(program, POSTGRES_INSTALL_HINT);
+    }
+
+    private static int majorVersion(Path binary) {
+        try {
+            return Integer.parseInt(binary.getParent().getParent().getFileName().toString());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
     }
 
     /** A new temporary directory for a server. */

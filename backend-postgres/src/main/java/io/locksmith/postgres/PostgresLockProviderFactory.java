@@ -1,0 +1,99 @@
+package io.locksmith.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import io.locksmith.LockStoreException;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderContext;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * {@code postgres://[user[:password]@]host[:port][,host[:port]...]/database[?schema=public&pool=4&timeout=5s
+ * &createSchema=true&cleanup=30s]} (also {@code postgresql://}): locks in a PostgreSQL table through the official
+ * JDBC driver and a small HikariCP pool, plus one listening connection per client. See {@code docs/POSTGRES.md}
+ * for the table, the clock, the notifications and what PostgreSQL guarantees.
+ */
+public final class PostgresLockProviderFactory implements LockProviderFactory {
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("postgres", "postgresql");
+    }
+
+    @Override
+    public LockProvider create(LockUri uri, ProviderContext context) {
+        PostgresSettings settings = PostgresSettings.from(uri);
+        String id = context.clientId().substring(0, Math.min(8, context.clientId().length()));
+        Properties properties = connectionProperties(settings);
+        HikariDataSource pool;
+        try {
+            pool = new HikariDataSource(poolConfig(settings, properties, id));
+        } catch (HikariPool.PoolInitializationException e) {
+            throw new LockStoreException(settings.describe() + " cannot be reached: "
+                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
+        }
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "locksmith-postgres-" + id);
+            thread.setDaemon(true);
+            return thread;
+        });
+        PostgresSchema schema = new PostgresSchema(settings.schema());
+        ReleaseListener listener = new ReleaseListener(() -> {
+            Connection connection = DriverManager.getConnection(settings.jdbcUrl(), properties);
+            connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis()));
+            return connection;
+        }, schema.channel(), settings.describe(), scheduler, "locksmith-postgres-listen-" + id);
+        PostgresLockProvider provider = new PostgresLockProvider(pool, settings, scheduler, listener);
+        try {
+            provider.start();
+        } catch (RuntimeException e) {
+            try {
+                provider.close();
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+        return provider;
+    }
+
+    /**
+     * Credentials, and a server-side statement time-out equal to the URI's {@code timeout}: a statement stuck
+     * behind a row lock ends on the server too, not only in the client.
+     */
+    static Properties connectionProperties(PostgresSettings settings) {
+        Properties properties = new Properties();
+        settings.user().ifPresent(user -> properties.setProperty("user", user));
+        settings.password().ifPresent(password -> properties.setProperty("password", password));
+        properties.setProperty("options", "-c statement_timeout=" + settings.timeout().toMillis()
+                + " -c idle_in_transaction_session_timeout=" + Math.max(1000, settings.timeout().toMillis() * 2));
+        return properties;
+    }
+
+    private static HikariConfig poolConfig(PostgresSettings settings, Properties properties, String id) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(settings.jdbcUrl());
+        config.setDataSourceProperties(properties);
+        settings.user().ifPresent(config::setUsername);
+        settings.password().ifPresent(config::setPassword);
+        config.setMaximumPoolSize(settings.poolSize());
+        // A fixed-size pool: a new session costs the server a process, too slow to open while a call waits.
+        config.setMinimumIdle(settings.poolSize());
+        config.setConnectionTimeout(settings.timeout().toMillis());
+        config.setValidationTimeout(Math.max(250, Math.min(settings.timeout().toMillis(), 5000)));
+        config.setAutoCommit(true);
+        config.setPoolName("locksmith-postgres-" + id);
+        // Fail at start when the server cannot be reached, within the URI's connect time-out.
+        config.setInitializationFailTimeout(settings.connectTimeout().toMillis());
+        return config;
+    }
+}

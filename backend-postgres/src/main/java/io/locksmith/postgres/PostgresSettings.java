@@ -1,0 +1,122 @@
+package io.locksmith.postgres;
+
+import io.locksmith.LockConfigurationException;
+import io.locksmith.spi.LockUri;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The settings of a {@code postgres://} URI, validated:
+ * {@code postgres://[user[:password]@]host[:port][,host[:port]...]/database[?schema=public&pool=4&timeout=5s
+ * &connectTimeout=10s&createSchema=true&cleanup=30s]}. Grammar and meaning: {@code docs/POSTGRES.md}.
+ *
+ * @param hosts         the servers; with several, the driver connects to the one that is the primary
+ * @param database      the database
+ * @param user          the role to log in as, if given (else the driver's default, the OS user name)
+ * @param password      its password, if given
+ * @param schema        the schema of the lock table, the fencing sequence and the registry table
+ * @param poolSize      the most connections the pool opens (besides the one listening connection)
+ * @param timeout       how long one call may take, waiting for a pooled connection included, before it fails
+ * @param connectTimeout how long opening a new session may take (the server forks a process for it): at start,
+ *                      and for the pool and the listening connection in the background
+ * @param createSchema  whether to create the tables and the sequence at start if they are missing
+ * @param cleanup       how often a client deletes rows whose lease ran out (and notifies waiters of them)
+ */
+record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<String> user,
+                        Optional<String> password, String schema, int poolSize, Duration timeout,
+                        Duration connectTimeout, boolean createSchema, Duration cleanup) {
+
+    static final int DEFAULT_PORT = 5432;
+    static final String DEFAULT_SCHEMA = "public";
+    static final int DEFAULT_POOL_SIZE = 4;
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration DEFAULT_CLEANUP = Duration.ofSeconds(30);
+    static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** HikariCP refuses to wait less than this for a connection. */
+    static final Duration MIN_TIMEOUT = Duration.ofMillis(250);
+
+    static final String PARAM_SCHEMA = "schema";
+    static final String PARAM_POOL = "pool";
+    static final String PARAM_TIMEOUT = "timeout";
+    static final String PARAM_CREATE_SCHEMA = "createSchema";
+    static final String PARAM_CLEANUP = "cleanup";
+    static final String PARAM_CONNECT_TIMEOUT = "connectTimeout";
+
+    /**
+     * Reads the settings from {@code uri}.
+     *
+     * @throws LockConfigurationException if the URI names no database, has a bad schema name or a bad parameter
+     */
+    static PostgresSettings from(LockUri uri) {
+        List<LockUri.HostPort> hosts = uri.hosts(DEFAULT_PORT);
+        String database = uri.path().startsWith("/") ? uri.path().substring(1) : uri.path();
+        if (database.isEmpty() || database.contains("/")) {
+            throw new LockConfigurationException("'" + uri + "' must name one database as its path, e.g. "
+                    + "postgres://user:password@host:5432/mydb");
+        }
+        String schema = uri.string(PARAM_SCHEMA, DEFAULT_SCHEMA).strip();
+        if (!schema.matches("[a-z_][a-z0-9_$]{0,62}")) {
+            // Written into DDL and statements as an identifier: only plain, unquoted-safe names.
+            throw new LockConfigurationException("parameter 'schema' of '" + uri + "' must be a plain lower-case SQL"
+                    + " identifier of at most 63 characters (letters, digits, _ and $, not starting with a digit),"
+                    + " was '" + schema + "'");
+        }
+        int poolSize = uri.integer(PARAM_POOL, DEFAULT_POOL_SIZE, 1, 1000);
+        Duration timeout = uri.duration(PARAM_TIMEOUT, DEFAULT_TIMEOUT);
+        if (timeout.compareTo(MIN_TIMEOUT) < 0) {
+            throw new LockConfigurationException("parameter 'timeout' of '" + uri + "' is " + timeout.toMillis()
+                    + "ms; the connection pool waits at least " + MIN_TIMEOUT.toMillis() + "ms, so write timeout="
+                    + MIN_TIMEOUT.toMillis() + "ms or more");
+        }
+        Duration connectTimeout = uri.duration(PARAM_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT);
+        boolean createSchema = uri.bool(PARAM_CREATE_SCHEMA, true);
+        Duration cleanup = uri.duration(PARAM_CLEANUP, DEFAULT_CLEANUP);
+        Optional<String> user = Optional.empty();
+        Optional<String> password = Optional.empty();
+        if (uri.userInfo().isPresent()) {
+            String info = uri.userInfo().get();
+            int colon = info.indexOf(':');
+            user = Optional.of(colon >= 0 ? info.substring(0, colon) : info);
+            password = colon >= 0 ? Optional.of(info.substring(colon + 1)) : Optional.empty();
+            if (user.get().isEmpty()) {
+                throw new LockConfigurationException("'" + uri + "' has user info without a user name");
+            }
+        }
+        return new PostgresSettings(hosts, database, user, password, schema, poolSize, timeout, connectTimeout,
+                createSchema, cleanup);
+    }
+
+    /**
+     * The JDBC URL: every host, the primary preferred so a promoted replica is found after a failover, and the
+     * connect and login time-outs of this URI (the driver counts whole seconds). Credentials go as properties.
+     */
+    String jdbcUrl() {
+        String hostList = hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","));
+        long seconds = Math.max(1, (connectTimeout.toMillis() + 999) / 1000);
+        return "jdbc:postgresql://" + hostList + "/" + URLEncoder.encode(database, StandardCharsets.UTF_8)
+                + "?targetServerType=primary&connectTimeout=" + seconds + "&loginTimeout=" + seconds
+                + "&ApplicationName=locksmith&tcpKeepAlive=true";
+    }
+
+    private static String hostPort(LockUri.HostPort host) {
+        String name = host.host().contains(":") ? "[" + host.host() + "]" : host.host();
+        return name + ":" + host.port();
+    }
+
+    /** The store for messages, without credentials. */
+    String describe() {
+        return "postgres://" + user.map(u -> u + "@").orElse("")
+                + hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","))
+                + "/" + database + "?schema=" + schema;
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

@@ -1,0 +1,234 @@
+package io.locksmith.postgres;
+
+import io.locksmith.HolderIdentity;
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import io.locksmith.LockConfigurationException;
+import io.locksmith.LockInfo;
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The schema at start, the rights a role needs, names at the length limit, and notifications across a reconnect. */
+class PostgresSchemaTest {
+
+    private static PostgresServer postgres;
+
+    @BeforeAll
+    static void startPostgres() {
+        postgres = PostgresServer.start();
+        // A role like an application's: it may log in and use what it is granted, and create nothing.
+        postgres.execute("CREATE ROLE app LOGIN");
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    private static String freshSchema() {
+        return "s" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    }
+
+    private static String appUri(String parameters) {
+        return "postgres://app@127.0.0.1:" + postgres.port() + "/postgres?" + parameters;
+    }
+
+    private static PostgresLockProvider provider(String uri) {
+        return (PostgresLockProvider) new PostgresLockProviderFactory().create(LockUri.parse(uri),
+                new ProviderContext("test", (grant, reason, cause) -> { }));
+    }
+
+    @Test
+    void clientsStartingTogetherCreateTheSchemaOnce() {
+        String schema = freshSchema();
+        List<CompletableFuture<LockClient>> starting = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            starting.add(CompletableFuture.supplyAsync(() -> LockClient.open(postgres.uri("schema=" + schema))));
+        }
+        List<LockClient> clients = starting.stream().map(CompletableFuture::join).toList();
+        try {
+            try (Lease lease = clients.get(0).lock("created").acquire(Duration.ofSeconds(5))) {
+                assertTrue(clients.get(1).lock("created").tryAcquire().isEmpty(), "the clients use different tables");
+            }
+        } finally {
+            clients.forEach(LockClient::close);
+        }
+    }
+
+    @Test
+    void aRoleThatMayNotCreateIsToldWhatToDo() {
+        LockConfigurationException error = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open(appUri("schema=" + freshSchema())).close());
+        assertTrue(error.getMessage().contains("may not create the lock table"), error.getMessage());
+        assertTrue(error.getMessage().contains("createSchema=false"), error.getMessage());
+    }
+
+    @Test
+    void withoutCreationMissingTablesAndRightsAreNamed() {
+        String schema = freshSchema();
+        LockConfigurationException missing = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open(appUri("schema=" + schema + "&createSchema=false")).close());
+        assertTrue(missing.getMessage().contains("table " + schema + ".locksmith_locks is missing"), missing.getMessage());
+
+        // An owner runs the DDL (here: a superuser client creates it), but grants nothing yet.
+        LockClient.open(postgres.uri("schema=" + schema)).close();
+        postgres.execute("GRANT USAGE ON SCHEMA " + schema + " TO app");
+        LockConfigurationException noRights = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open(appUri("schema=" + schema + "&createSchema=false")).close());
+        assertTrue(noRights.getMessage().contains("may not SELECT, INSERT, UPDATE and DELETE on " + schema
+                + ".locksmith_locks"), noRights.getMessage());
+
+        postgres.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + schema + " TO app");
+        postgres.execute("GRANT USAGE ON SEQUENCE " + schema + ".locksmith_fence TO app");
+        // With the default createSchema=true too: nothing is missing, so nothing needs the CREATE right.
+        try (LockClient app = LockClient.open(appUri("schema=" + schema));
+             Lease lease = app.lock("granted").acquire(Duration.ofSeconds(5))) {
+            assertTrue(lease.fencingToken() > 0);
+        }
+    }
+
+    @Test
+    void theLongestNameInFourByteCharactersIsOneLock() {
+        // U+1F512 is two UTF-16 chars and four UTF-8 bytes: 512 chars, the limit of LockNames, and 1024 bytes.
+        String name = "\uD83D\uDD12".repeat(256);
+        try (LockClient first = LockClient.open(postgres.uri("")); LockClient second = LockClient.open(postgres.uri(""))) {
+            try (Lease lease = first.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertTrue(second.lock(name).tryAcquire().isEmpty(), "a long name was not one lock");
+                assertTrue(second.lock(name.substring(0, 510)).tryAcquire().map(l -> {
+                    l.close();
+                    return true;
+                }).orElse(false), "a prefix of a long name was the same lock");
+                LockInfo info = second.inspect(name).orElseThrow();
+                assertEquals(lease.fencingToken(), info.fencingToken());
+            }
+        }
+    }
+
+    @Test
+    void theSameHoldingAskingAgainKeepsItsToken() {
+        try (PostgresLockProvider provider = provider(postgres.uri(""))) {
+            Owner owner = new Owner("retry-" + UUID.randomUUID(), new HolderIdentity("test", "host", "main", 1, null));
+            AcquireRequest request = new AcquireRequest("retry-" + UUID.randomUUID(), owner, Duration.ofSeconds(5), false);
+            Grant first = provider.tryAcquire(request).orElseThrow();
+            Grant again = provider.tryAcquire(request).orElseThrow();
+            assertEquals(first.fencingToken(), again.fencingToken());
+            assertTrue(provider.release(again));
+        }
+    }
+
+    @Test
+    void anAbandonedAcquireArrivingLateIsRefused() {
+        try (PostgresLockProvider provider = provider(postgres.uri(""))) {
+            Owner owner = new Owner("late-" + UUID.randomUUID(), new HolderIdentity("test", "host", "main", 1, null));
+            String name = "late-" + UUID.randomUUID();
+            provider.releaseAmbiguous(name, owner);
+            Optional<Grant> late = provider.tryAcquire(new AcquireRequest(name, owner, Duration.ofSeconds(5), false));
+            assertTrue(late.isEmpty(), "an acquire its client had given up took the lock");
+            assertTrue(provider.inspect(name).isEmpty());
+        }
+    }
+
+    /**
+     * An acquire that waits for the row (another session holds its lock) must draw its token after that
+     * session committed: here that session is a holder who takes the name with a new token and frees it
+     * meanwhile, and the waiting acquire's token must be above it (found by the safety runs under load).
+     */
+    @Test
+    void theTokenIsDrawnUnderTheRowLock() throws Exception {
+        String name = "order-" + UUID.randomUUID();
+        try (PostgresLockProvider provider = provider(postgres.uri(""))) {
+            releaseOnce(provider, name);
+            long otherToken;
+            try (java.sql.Connection other = postgres.connect()) {
+                other.setAutoCommit(false);
+                try (java.sql.Statement statement = other.createStatement()) {
+                    statement.execute("SELECT 1 FROM public.locksmith_locks WHERE name = '" + name.replace("'", "''")
+                            + "' FOR UPDATE");
+                }
+                Owner owner = new Owner("slow-" + UUID.randomUUID(), new HolderIdentity("test", "host", "main", 1, null));
+                CompletableFuture<Optional<Grant>> slow = CompletableFuture.supplyAsync(() ->
+                        provider.tryAcquire(new AcquireRequest(name, owner, Duration.ofSeconds(5), false)));
+                await("the acquire to wait for the row lock").atMost(Duration.ofSeconds(10)).until(() ->
+                        waitingForALock());
+                try (java.sql.Statement statement = other.createStatement();
+                     java.sql.ResultSet rows = statement.executeQuery("UPDATE public.locksmith_locks SET"
+                             + " token = nextval('public.locksmith_fence'), owner_id = '', holder = '',"
+                             + " expires_at = '-infinity' WHERE name = '" + name.replace("'", "''") + "' RETURNING token")) {
+                    rows.next();
+                    otherToken = rows.getLong(1);
+                }
+                other.commit();
+                Grant grant = slow.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+                assertTrue(grant.fencingToken() > otherToken, "an acquire that waited for the row was granted token "
+                        + grant.fencingToken() + ", not above the token " + otherToken + " of a holding that came and went");
+                provider.release(grant);
+            }
+        }
+    }
+
+    private static boolean waitingForALock() {
+        try (java.sql.Connection connection = postgres.connect(); java.sql.Statement statement = connection.createStatement();
+             java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_activity"
+                     + " WHERE wait_event_type = 'Lock' AND query LIKE '%locksmith_locks%'")) {
+            rows.next();
+            return rows.getLong(1) > 0;
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void waitersAreWokenAgainAfterTheListeningConnectionIsLost() {
+        String name = "listen-" + UUID.randomUUID();
+        try (PostgresLockProvider waiter = provider(postgres.uri("")); PostgresLockProvider holder = provider(postgres.uri(""))) {
+            AtomicInteger wakes = new AtomicInteger();
+            try (AutoCloseable subscription = waiter.subscribe(name, wakes::incrementAndGet)) {
+                await().atMost(Duration.ofSeconds(10)).until(waiter::isListening);
+                releaseOnce(holder, name);
+                await("a release notification").atMost(Duration.ofSeconds(5)).until(() -> wakes.get() >= 1);
+
+                int before = wakes.get();
+                postgres.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'"
+                        + " OR (backend_type = 'client backend' AND pid <> pg_backend_pid() AND state = 'idle'"
+                        + " AND query = 'SELECT 1')");
+                // Lost notifications are made up for: every waiter is woken when the connection fails or comes back.
+                await("a wake after the listening connection was lost").atMost(Duration.ofSeconds(10))
+                        .until(() -> wakes.get() > before);
+                await().atMost(Duration.ofSeconds(10)).until(waiter::isListening);
+                int afterReconnect = wakes.get();
+                releaseOnce(holder, name);
+                await("a release notification after the reconnect").atMost(Duration.ofSeconds(5))
+                        .until(() -> wakes.get() > afterReconnect);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private static void releaseOnce(PostgresLockProvider provider, String name) {
+        Owner owner = new Owner("h-" + UUID.randomUUID(), new HolderIdentity("test", "host", "main", 1, null));
+        Grant grant = provider.tryAcquire(new AcquireRequest(name, owner, Duration.ofSeconds(5), false)).orElseThrow();
+        assertTrue(provider.release(grant));
+    }
+}

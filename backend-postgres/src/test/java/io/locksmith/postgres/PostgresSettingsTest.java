@@ -1,0 +1,86 @@
+package io.locksmith.postgres;
+
+import io.locksmith.LockConfigurationException;
+import io.locksmith.spi.LockUri;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PostgresSettingsTest {
+
+    @Test
+    void readsEveryPartOfTheUri() {
+        PostgresSettings settings = PostgresSettings.from(LockUri.parse(
+                "postgres://app:s%40cret@db1:6432,db2/orders?schema=locks&pool=8&timeout=750ms&connectTimeout=3s"
+                        + "&createSchema=false&cleanup=1m"));
+
+        assertEquals(2, settings.hosts().size());
+        assertEquals(6432, settings.hosts().get(0).port());
+        assertEquals(5432, settings.hosts().get(1).port());
+        assertEquals("orders", settings.database());
+        assertEquals(Optional.of("app"), settings.user());
+        assertEquals(Optional.of("s@cret"), settings.password());
+        assertEquals("locks", settings.schema());
+        assertEquals(8, settings.poolSize());
+        assertEquals(Duration.ofMillis(750), settings.timeout());
+        assertEquals(Duration.ofSeconds(3), settings.connectTimeout());
+        assertFalse(settings.createSchema());
+        assertEquals(Duration.ofMinutes(1), settings.cleanup());
+        assertEquals("jdbc:postgresql://db1:6432,db2:5432/orders?targetServerType=primary&connectTimeout=3"
+                + "&loginTimeout=3&ApplicationName=locksmith&tcpKeepAlive=true", settings.jdbcUrl());
+    }
+
+    @Test
+    void defaultsAreDocumented() {
+        PostgresSettings settings = PostgresSettings.from(LockUri.parse("postgresql://db/app"));
+
+        assertEquals("public", settings.schema());
+        assertEquals(4, settings.poolSize());
+        assertEquals(Duration.ofSeconds(5), settings.timeout());
+        assertEquals(Duration.ofSeconds(10), settings.connectTimeout());
+        assertTrue(settings.createSchema());
+        assertEquals(Optional.empty(), settings.user());
+    }
+
+    @Test
+    void theDescriptionNeverShowsThePassword() {
+        PostgresSettings settings = PostgresSettings.from(LockUri.parse("postgres://app:topsecret@db/app"));
+
+        assertEquals("postgres://app@db:5432/app?schema=public", settings.describe());
+        assertFalse(settings.toString().contains("topsecret"));
+    }
+
+    @Test
+    void aMissingDatabaseIsAClearError() {
+        LockConfigurationException error = assertThrows(LockConfigurationException.class,
+                () -> PostgresSettings.from(LockUri.parse("postgres://db:5432")));
+        assertTrue(error.getMessage().contains("must name one database"), error.getMessage());
+    }
+
+    @Test
+    void aSchemaThatIsNoPlainIdentifierIsRefused() {
+        LockConfigurationException error = assertThrows(LockConfigurationException.class,
+                () -> PostgresSettings.from(LockUri.parse("postgres://db/app?schema=locks;drop")));
+        assertTrue(error.getMessage().contains("parameter 'schema'"), error.getMessage());
+    }
+
+    @Test
+    void aTimeoutBelowWhatThePoolHonoursIsRefused() {
+        LockConfigurationException error = assertThrows(LockConfigurationException.class,
+                () -> PostgresSettings.from(LockUri.parse("postgres://db/app?timeout=100ms")));
+        assertTrue(error.getMessage().contains("timeout=250ms or more"), error.getMessage());
+    }
+
+    @Test
+    void aPoolOfZeroIsRefused() {
+        LockConfigurationException error = assertThrows(LockConfigurationException.class,
+                () -> PostgresSettings.from(LockUri.parse("postgres://db/app?pool=0")));
+        assertTrue(error.getMessage().contains("'pool'"), error.getMessage());
+    }
+}
