@@ -80,8 +80,13 @@ enum Mutant {
 
     // Waiting (R7)
     TRY_ACQUIRE_BLOCKS(List.of(R7_9)),
-    WAIT_ATTEMPT_BLOCKS_FOR_SECONDS(List.of(R7_1)),
-    SWALLOWS_INTERRUPTS(List.of(R7_2)),
+    // A waiting attempt that blocks in the driver: the shared client keeps the caller's bound (it runs provider
+    // calls on its own threads), so what the user sees is a handoff seconds late.
+    WAIT_ATTEMPT_BLOCKS_FOR_SECONDS(List.of(R7_4)),
+    // A queueing store whose cancel leaves the timed-out or interrupted waiter at the head of the queue. (A driver
+    // that swallows interrupts is no longer a mutant the kit can see: the shared client waits for provider calls
+    // on its own threads, so the caller's interrupt always ends the wait.)
+    CANCEL_LEAVES_THE_QUEUE_PLACE(List.of(R7_1, R7_2)),
     WAITERS_NEVER_GET_IT(List.of(R7_3)),
     NEVER_NOTIFIES(List.of(R7_4, R7_8)),
     NOTIFIES_ONCE_PER_SUBSCRIPTION(List.of(R7_4)),

@@ -52,6 +52,8 @@ final class MutantProvider implements LockProvider {
         final Set<String> releasedCleanly = ConcurrentHashMap.newKeySet();
         final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
         final Map<String, Long> grantsSeen = new ConcurrentHashMap<>();
+        /** CANCEL_LEAVES_THE_QUEUE_PLACE: the waiter at the head of each name's queue. */
+        final Map<String, Owner> queueHeads = new ConcurrentHashMap<>();
     }
 
     /** Serves {@code scheme} with mutant providers over the mem store {@code store}. */
@@ -129,7 +131,21 @@ final class MutantProvider implements LockProvider {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
             store.delete(key);
         }
+        if (mutant == Mutant.CANCEL_LEAVES_THE_QUEUE_PLACE) {
+            // A queueing store: the waiter at the head of the queue is next, nobody else.
+            Owner head = shared.queueHeads.get(key);
+            if (head != null && !head.id().equals(owner.id())) {
+                return Optional.empty();
+            }
+        }
         Optional<Grant> grant = mem.tryAcquire(new AcquireRequest(key, owner, applied, request.willWait()));
+        if (mutant == Mutant.CANCEL_LEAVES_THE_QUEUE_PLACE) {
+            if (grant.isPresent()) {
+                shared.queueHeads.remove(key, owner);
+            } else if (request.willWait()) {
+                shared.queueHeads.putIfAbsent(key, owner);
+            }
+        }
         if (grant.isEmpty()) {
             Optional<Grant> mutated = whenTaken(request, key, owner, applied);
             if (mutated.isEmpty()) {
@@ -174,22 +190,6 @@ final class MutantProvider implements LockProvider {
             case TRY_ACQUIRE_BLOCKS -> {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(60));
                 return mem.tryAcquire(new AcquireRequest(key, owner, ttl, request.willWait()));
-            }
-            case SWALLOWS_INTERRUPTS -> {
-                if (!request.willWait()) {
-                    return Optional.empty();
-                }
-                // A blocking driver call that catches InterruptedException and carries on.
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-                while (System.nanoTime() - until < 0) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-                    Thread.interrupted();
-                    Optional<Grant> grant = mem.tryAcquire(new AcquireRequest(key, owner, ttl, true));
-                    if (grant.isPresent()) {
-                        return grant;
-                    }
-                }
-                return Optional.empty();
             }
             case WAIT_ATTEMPT_BLOCKS_FOR_SECONDS -> {
                 if (request.willWait()) {
@@ -327,6 +327,14 @@ final class MutantProvider implements LockProvider {
                 }
                 return released;
             }
+        }
+    }
+
+    @Override
+    public void cancel(String name, Owner owner) {
+        if (mutant != Mutant.CANCEL_LEAVES_THE_QUEUE_PLACE) {
+            shared.queueHeads.remove(key(name), owner);
+            mem.cancel(key(name), owner);
         }
     }
 
