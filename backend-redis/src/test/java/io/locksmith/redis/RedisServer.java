@@ -4,6 +4,8 @@ import io.locksmith.tck.server.ServerProcess;
 import io.locksmith.tck.server.StoreServers;
 import redis.clients.jedis.Jedis;
 
+import java.util.List;
+
 
 /**
  * A real {@code redis-server} (or {@code redis-sentinel}) for tests, on a free loopback port, in a temp
@@ -62,6 +64,40 @@ final class RedisServer implements AutoCloseable {
         try (Jedis jedis = jedis()) {
             jedis.pexpire(RedisLockKeys.lockKey(lockName), 1);
         }
+    }
+
+    /** The owner id of the lock on this server, or null when it is free here. */
+    String ownerOf(String lockName) {
+        try (Jedis jedis = jedis()) {
+            return jedis.hget(RedisLockKeys.lockKey(lockName), "owner");
+        }
+    }
+
+    /**
+     * As {@link #expireNow(String)}, but only if {@code ownerId} holds the lock on this server: on RedLock the
+     * holding being dropped may be missing from a master where a newer holding already took the key.
+     */
+    void expireNowIfOwnedBy(String lockName, String ownerId) {
+        try (Jedis jedis = jedis()) {
+            jedis.eval("if redis.call('hget', KEYS[1], 'owner') == ARGV[1] then return redis.call('pexpire', KEYS[1], 1)"
+                    + " end return 0", List.of(RedisLockKeys.lockKey(lockName)), List.of(ownerId));
+        }
+    }
+
+    /**
+     * Drops the lock of the holding that owns {@code lockName} on a majority of {@code servers} (RedLock), owner-checked
+     * on each: a plain PEXPIRE on every master could hit a newer holding's key on a master the dropped holding never
+     * had, and leave that newer holding without its majority (a double grant made by the test, not the store).
+     */
+    static void expireMajorityOwner(List<RedisServer> servers, String lockName) {
+        java.util.Map<String, Long> votes = servers.stream().map(server -> server.ownerOf(lockName))
+                .filter(java.util.Objects::nonNull)
+                .collect(java.util.stream.Collectors.groupingBy(owner -> owner, java.util.stream.Collectors.counting()));
+        votes.forEach((owner, count) -> {
+            if (count > servers.size() / 2) {
+                servers.forEach(server -> server.expireNowIfOwnedBy(lockName, owner));
+            }
+        });
     }
 
     void kill() {
