@@ -28,7 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -388,14 +387,6 @@ final class MutantProvider implements LockProvider {
         switch (mutant) {
             case NEVER_NOTIFIES -> {
                 return () -> { };
-            }
-            case NOTIFIES_ONCE_PER_SUBSCRIPTION -> {
-                AtomicBoolean fired = new AtomicBoolean();
-                return mem.subscribe(key, () -> {
-                    if (fired.compareAndSet(false, true)) {
-                        onChange.run();
-                    }
-                });
             }
             case NOTIFIES_ONLY_ON_RELEASE -> {
                 List<Runnable> list = shared.listeners.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
