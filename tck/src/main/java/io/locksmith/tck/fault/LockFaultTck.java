@@ -190,6 +190,15 @@ public abstract class LockFaultTck {
         return timing().slack().multipliedBy(5);
     }
 
+    /**
+     * Rules this deployment is known to fail, each with what was seen: they are skipped with that reason, so a
+     * failure found by the kit stays visible in every run (and in the report) until it is fixed, instead of
+     * being hidden by a missing hook. Default: none. Use it only for an open, documented bug.
+     */
+    protected java.util.Map<FaultRule, String> knownViolations() {
+        return java.util.Map.of();
+    }
+
     /** Timing for this store; default {@link TckTiming#defaults()}. */
     protected TckTiming timing() {
         return TckTiming.defaults();
@@ -882,6 +891,11 @@ public abstract class LockFaultTck {
     }
 
     private <T> T requireHook(FaultRule rule, java.util.function.Supplier<T> hook) {
+        String knownViolation = knownViolations().get(rule);
+        if (knownViolation != null) {
+            Assumptions.abort("Skipped because the kit subclass " + getClass().getSimpleName() + " declares " + rule.id()
+                    + " (" + rule.title() + ") a KNOWN VIOLATION on this deployment, not yet fixed: " + knownViolation);
+        }
         try {
             return Objects.requireNonNull(hook.get(), rule.hook() + " returned null");
         } catch (UnsupportedOperationException e) {
