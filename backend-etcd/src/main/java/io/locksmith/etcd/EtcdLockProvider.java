@@ -164,7 +164,10 @@ final class EtcdLockProvider implements LockProvider {
             Grant grant = new Grant(name, owner, revision, validity(lease, sentAt, request.ttl()),
                     new KeyHandle(key, revision, lease.id));
             leases.track(lease, grant);
-            expiry.arm(grant, sentAt + grant.validity().toNanos());
+            // The key goes at the TTL asked for, not at the (possibly shorter) validity: the shared lease is kept
+            // alive in the background, so the store keeps the key until this timer deletes it; deleting it at the
+            // validity freed locks up to a tenth of their TTL early whenever the lease was not refreshed above.
+            expiry.arm(grant, sentAt + request.ttl().toNanos());
             return Optional.of(grant);
         }
         if (!request.willWait()) {
