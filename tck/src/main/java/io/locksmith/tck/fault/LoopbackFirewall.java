@@ -189,7 +189,9 @@ public final class LoopbackFirewall implements AutoCloseable {
     }
 
     private void startWithFreshMark() {
-        mark = 0x4c530000 | ((int) (JVM_PID & 0xff) << 8) | (SEQUENCE.incrementAndGet() & 0xff);
+        // The whole pid (at most 22 bits on Linux) goes into the mark: several test JVMs cut connections at once,
+        // and two of them must never share a mark (one's drop rule would cut the other's connections).
+        mark = 0x40000000 | ((int) (JVM_PID & 0x3fffff) << 8) | (SEQUENCE.incrementAndGet() & 0xff);
         // One drop rule per mark: every packet of a connection marked by this instance's cuts.
         add("filter", "OUTPUT", "-m", "connmark", "--mark", markHex(), "-j", "DROP");
     }
