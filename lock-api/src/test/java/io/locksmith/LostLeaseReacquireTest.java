@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LostLeaseReacquireTest {
 
-    private static final LockOptions SHORT_FIXED = LockOptions.builder().leaseTime(Duration.ofMillis(200))
+    private static final LockOptions SHORT_FIXED = LockOptions.builder().leaseTime(Duration.ofMillis(500))
             .fixedLease().build();
 
     @Test

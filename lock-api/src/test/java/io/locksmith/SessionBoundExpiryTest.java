@@ -86,7 +86,7 @@ class SessionBoundExpiryTest {
         SessionStore store = new SessionStore();
         try (LockClient holder = LockClient.builder().uri("session://").factory(store).build();
              LockClient other = LockClient.builder().uri("session://").factory(store).build()) {
-            Lease lease = holder.lock("job", LockOptions.builder().leaseTime(Duration.ofMillis(150)).fixedLease().build())
+            Lease lease = holder.lock("job", LockOptions.builder().leaseTime(Duration.ofSeconds(1)).fixedLease().build())
                     .acquire(Duration.ZERO);
             AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
             lease.onLost(lost::set);
