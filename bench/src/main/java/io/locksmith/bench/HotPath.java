@@ -90,29 +90,53 @@ public final class HotPath {
         variants.keySet().removeIf(label -> !label.contains(only));
 
         Map<String, List<Double>> p50s = new LinkedHashMap<>();
-        variants.keySet().forEach(label -> p50s.put(label, new ArrayList<>()));
+        Map<String, List<Double>> p99s = new LinkedHashMap<>();
+        Map<String, List<Double>> bytesPerOp = new LinkedHashMap<>();
+        variants.keySet().forEach(label -> {
+            p50s.put(label, new ArrayList<>());
+            p99s.put(label, new ArrayList<>());
+            bytesPerOp.put(label, new ArrayList<>());
+        });
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long self = Thread.currentThread().getId();
         // Warm-up: every variant, long enough for the JIT.
         for (Map.Entry<String, Pair> variant : variants.entrySet()) {
             run(variant.getValue(), "warm-" + Math.abs(variant.getKey().hashCode()), 2);
         }
         for (int round = 0; round < rounds; round++) {
             for (Map.Entry<String, Pair> variant : variants.entrySet()) {
+                long allocatedBefore = threads.getThreadAllocatedBytes(self);
                 Histogram histogram = run(variant.getValue(), "hot-" + Math.abs(variant.getKey().hashCode()), seconds);
+                // This thread's allocations only: with calls handed to pool threads, theirs are not counted.
+                double allocated = threads.getThreadAllocatedBytes(self) - allocatedBefore;
                 p50s.get(variant.getKey()).add(histogram.getValueAtPercentile(50) / 1000.0);
+                p99s.get(variant.getKey()).add(histogram.getValueAtPercentile(99) / 1000.0);
+                bytesPerOp.get(variant.getKey()).add(allocated / Math.max(1, histogram.getTotalCount()));
             }
         }
         double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         System.out.printf(Locale.ROOT, "p50 of acquire+release in µs, %d rounds of %.1f s, load average %.2f at the end%n",
                 rounds, seconds, load);
-        for (Map.Entry<String, List<Double>> entry : p50s.entrySet()) {
-            List<Double> values = new ArrayList<>(entry.getValue());
-            values.sort(Double::compare);
-            System.out.printf(Locale.ROOT, "%-60s median %7.1f  range %7.1f - %7.1f%n", entry.getKey(),
-                    values.get(values.size() / 2), values.get(0), values.get(values.size() - 1));
+        for (String label : p50s.keySet()) {
+            List<Double> values = sorted(p50s.get(label));
+            System.out.printf(Locale.ROOT, "%-60s p50 median %7.1f (range %7.1f - %7.1f), p99 median %8.1f,"
+                            + " %6.0f bytes/op on the calling thread%n", label, median(values), values.get(0),
+                    values.get(values.size() - 1), median(sorted(p99s.get(label))), median(sorted(bytesPerOp.get(label))));
         }
         for (AutoCloseable closeable : toClose) {
             closeable.close();
         }
+    }
+
+    private static List<Double> sorted(List<Double> values) {
+        List<Double> copy = new ArrayList<>(values);
+        copy.sort(Double::compare);
+        return copy;
+    }
+
+    private static double median(List<Double> sorted) {
+        return sorted.get(sorted.size() / 2);
     }
 
     private static Histogram run(Pair pair, String name, double seconds) throws Exception {
