@@ -4,6 +4,7 @@ import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockUri;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -25,8 +26,17 @@ final class JedisTransports {
     static RedisCommands node(RedisSettings settings, LockUri.HostPort host, String description) {
         JedisClientConfig config = clientConfig(settings);
         HostAndPort address = new HostAndPort(host.host(), host.port());
-        return new JedisCommands(new PooledConnectionProvider(address, config, poolConfig(settings)), () -> address,
-                config, description);
+        if (settings.ssl()) {
+            return new JedisCommands(new PooledConnectionProvider(address, config, poolConfig(settings)), () -> address,
+                    config, description);
+        }
+        // Plain TCP: every wait of a call ends by one deadline, the command time-out, so that the shared client
+        // may call on the caller's thread (LockProvider.callTimeLimit()).
+        CallDeadline.SocketFactory sockets = new CallDeadline.SocketFactory(address, config.getConnectionTimeoutMillis(),
+                config.getSocketTimeoutMillis());
+        PooledConnectionProvider pool = new PooledConnectionProvider(new ConnectionFactory(sockets, config),
+                poolConfig(settings));
+        return new JedisCommands(pool, () -> address, config, description, settings.commandTimeout(), settings.timeout());
     }
 
     /** A pool that asks the Sentinels for the primary and follows its failovers. */

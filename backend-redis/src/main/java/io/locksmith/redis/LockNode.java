@@ -44,10 +44,22 @@ final class LockNode implements AutoCloseable {
     Acquired acquire(String name, Owner owner, Duration ttl) {
         Reply reply = run(LuaScript.ACQUIRE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.abandonedKey(name, owner.id())),
-                List.of(owner.id(), owner.holder().encode(), Long.toString(millis(ttl))), ack);
+                List.of(owner.id(), encoded(owner.holder()), Long.toString(millis(ttl))), ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
         return new Acquired(granted, granted ? number(values.get(1)) : -1, reply.replicasAcknowledged());
+    }
+
+    /** The last identity this thread encoded, and its encoding: the shared client reuses a thread's identity. */
+    private final ThreadLocal<Object[]> lastEncoded = ThreadLocal.withInitial(() -> new Object[2]);
+
+    private String encoded(HolderIdentity holder) {
+        Object[] last = lastEncoded.get();
+        if (last[0] != holder) {
+            last[1] = holder.encode();
+            last[0] = holder;
+        }
+        return (String) last[1];
     }
 
     boolean release(String name, String ownerId) {
@@ -263,11 +275,22 @@ final class LockNode implements AutoCloseable {
     }
 
     private Reply run(LuaScript script, List<String> keys, List<String> args, ReplicaAck replicaAck) {
-        try {
-            return commands.evalsha(script.sha(), keys, args, replicaAck);
-        } catch (RedisCommands.NoScriptException e) {
-            return commands.eval(script.text(), keys, args, replicaAck);
-        }
+        // The NOSCRIPT fallback is part of the same call: under the transport's call limit, if it has one.
+        return commands.oneCall(() -> {
+            try {
+                return commands.evalsha(script.sha(), keys, args, replicaAck);
+            } catch (RedisCommands.NoScriptException e) {
+                return commands.eval(script.text(), keys, args, replicaAck);
+            }
+        });
+    }
+
+    /**
+     * The longest one call of the provider on this node can take: the transport's limit for one script (the
+     * provider makes one per call), where it keeps one and no {@code WAIT} follows (a second request).
+     */
+    java.util.Optional<Duration> callTimeLimit() {
+        return ack == null ? commands.callTimeLimit() : java.util.Optional.empty();
     }
 
     private List<?> list(Object value, LuaScript script) {

@@ -26,6 +26,19 @@ interface RedisCommands extends AutoCloseable {
     record Reply(Object value, int replicasAcknowledged) {
     }
 
+    /**
+     * The longest one {@link #oneCall} can take whatever the server does, if this transport keeps such a limit
+     * ({@link io.locksmith.spi.LockProvider#callTimeLimit()}); empty by default.
+     */
+    default java.util.Optional<Duration> callTimeLimit() {
+        return java.util.Optional.empty();
+    }
+
+    /** Runs the commands of one provider call, under the {@link #callTimeLimit()} where there is one. */
+    default <T> T oneCall(java.util.function.Supplier<T> call) {
+        return call.get();
+    }
+
     /** The server does not know the script: send its text with {@link #eval}. */
     final class NoScriptException extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -42,6 +42,15 @@ final class RedisLockProvider implements LockProvider {
         return commandTimeout;
     }
 
+    /**
+     * Over Jedis to one node without {@code WAIT}, every call is one script request under one deadline
+     * ({@link CallDeadline}): the URI's {@code timeout}. Empty otherwise.
+     */
+    @Override
+    public Optional<Duration> callTimeLimit() {
+        return node.callTimeLimit();
+    }
+
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
         LockNode.Acquired acquired = node.acquire(request.name(), request.owner(), request.ttl());

@@ -61,6 +61,8 @@ final class DefaultLockClient implements LockClient {
     /** The store's command time-out: the bound of a call without a shorter one. */
     final long commandTimeoutNanos;
     private final AtomicLong ownerSequence = new AtomicLong();
+    /** The identity {@link #newOwner()} built last on each thread (a thread's id never changes, its name may). */
+    private final ThreadLocal<CachedHolder> lastHolder = new ThreadLocal<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Re-entry: which store lock a thread holds on a name through this client. */
     private final Map<ReentryKey, HeldLock> reentry = new ConcurrentHashMap<>();
@@ -95,7 +97,8 @@ final class DefaultLockClient implements LockClient {
                 capabilities.contains(Capability.FAIR));
         this.keeper = new LeaseKeeper(this, provider, events, "locksmith-leases-" + clientId.substring(0, Math.min(8, clientId.length())));
         this.storeCalls = new StoreCalls("locksmith-store-" + clientId.substring(0, Math.min(8, clientId.length())),
-                provider.describe());
+                provider.describe(), provider.callTimeLimit().map(DefaultLockClient::saturatedNanos)
+                        .filter(limit -> limit >= 0).orElse(StoreCalls.NO_LIMIT));
         this.commandTimeoutNanos = saturatedNanos(provider.commandTimeout());
     }
 
@@ -246,14 +249,17 @@ final class DefaultLockClient implements LockClient {
     boolean releaseWithin(Grant grant) {
         boolean interrupted = Thread.interrupted();
         long deadline = System.nanoTime() + commandTimeoutNanos;
+        // The first try gets the whole command time-out, exactly: a provider whose call limit is the command
+        // time-out is then called on this thread (StoreCalls), which a bound a few nanoseconds short would forbid.
+        long bound = commandTimeoutNanos;
         try {
             while (true) {
                 try {
-                    return storeCalls.call(grant.name(), "release", () -> provider.release(grant),
-                            Math.max(0, deadline - System.nanoTime()), null);
+                    return storeCalls.call(grant.name(), "release", () -> provider.release(grant), bound, null);
                 } catch (InterruptedException e) {
                     // Interrupted while waiting: the call was interrupted too; ask again within what is left.
                     interrupted = true;
+                    bound = Math.max(0, deadline - System.nanoTime());
                     if (deadline - System.nanoTime() <= 0) {
                         throw new io.locksmith.LockStoreException(grant.name(), provider.describe()
                                 + " did not answer release within the command time-out", e);
@@ -355,9 +361,28 @@ final class DefaultLockClient implements LockClient {
         } catch (RuntimeException e) {
             traceId = null;
         }
+        return new io.locksmith.spi.Owner(clientId + ":" + ownerSequence.incrementAndGet(), holderFor(traceId));
+    }
+
+    /**
+     * This thread's identity with {@code traceId}: built once per thread and reused while its name and the trace id
+     * stay the same, so that a backend that encodes it can reuse the encoding too (same instance).
+     */
+    private HolderIdentity holderFor(String traceId) {
         Thread thread = Thread.currentThread();
-        HolderIdentity holder = new HolderIdentity(clientId, PROCESS, thread.getName(), thread.getId(), traceId);
-        return new io.locksmith.spi.Owner(clientId + ":" + ownerSequence.incrementAndGet(), holder);
+        String threadName = thread.getName();
+        String trace = traceId == null || traceId.isEmpty() ? null : traceId;
+        CachedHolder last = lastHolder.get();
+        if (last != null && last.threadName().equals(threadName) && Objects.equals(last.traceId(), trace)) {
+            return last.holder();
+        }
+        HolderIdentity holder = new HolderIdentity(clientId, PROCESS, threadName, thread.getId(), trace);
+        lastHolder.set(new CachedHolder(threadName, trace, holder));
+        return holder;
+    }
+
+    /** A thread's identity, with the raw thread name and trace id it was built from. */
+    private record CachedHolder(String threadName, String traceId, HolderIdentity holder) {
     }
 
     HeldLock reentrantHold(String name) {

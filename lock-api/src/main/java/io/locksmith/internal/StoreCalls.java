@@ -21,6 +21,11 @@ import java.util.function.Supplier;
  * open), and a blocking socket read cannot be interrupted; so the call runs on a pooled thread and the caller
  * waits for it at most until its bound. A call that outlives its bound goes on in the background, and what it
  * returns late is handed to a clean-up (a grant nobody waits for any more is released, owner-checked).
+ *
+ * <p>The hand-off wakes a pool thread and then the caller again: on a store a few tens of microseconds away that
+ * is a large part of a call (docs/PERFORMANCE.md). A provider whose transport ends each call on its own within a
+ * known time ({@link io.locksmith.spi.LockProvider#callTimeLimit()}) is called on the caller's thread whenever that
+ * time fits in the caller's bound: the bound then holds without a second thread.
  */
 final class StoreCalls implements AutoCloseable {
 
@@ -28,11 +33,20 @@ final class StoreCalls implements AutoCloseable {
     /** How long the idle threads of the pool stay: they serve the next calls without a thread start. */
     private static final long KEEP_ALIVE_SECONDS = 30;
 
+    /** A bound that a direct call cannot fit in: the provider stated no limit. */
+    static final long NO_LIMIT = Long.MAX_VALUE;
+
     private final ThreadPoolExecutor executor;
     private final String store;
+    /** The longest a provider call can take, as the provider promises it; {@link #NO_LIMIT} if it promises none. */
+    private final long callLimitNanos;
 
-    StoreCalls(String threadPrefix, String store) {
+    /**
+     * @param callLimitNanos the provider's {@link io.locksmith.spi.LockProvider#callTimeLimit()}, or {@link #NO_LIMIT}
+     */
+    StoreCalls(String threadPrefix, String store, long callLimitNanos) {
         this.store = store;
+        this.callLimitNanos = callLimitNanos;
         AtomicInteger count = new AtomicInteger();
         // One thread per call in flight, as with direct calls; a dead store leaves at most one stuck thread per
         // caller and per abandoned call, each ending at the provider's own time-out.
@@ -59,6 +73,15 @@ final class StoreCalls implements AutoCloseable {
      */
     <T> T call(String lockName, String what, Supplier<T> call, long boundNanos, Consumer<T> lateResult)
             throws InterruptedException {
+        if (fitsDirectly(boundNanos)) {
+            if (executor.isShutdown()) {
+                throw new LockStoreException(lockName, "the lock client on " + store + " is closed", null);
+            }
+            // A caller with its interrupt flag set goes through the pool below, which answers it at once.
+            if (!Thread.currentThread().isInterrupted()) {
+                return call.get();
+            }
+        }
         Running<T> running = new Running<>(call);
         CompletableFuture<T> future;
         try {
@@ -143,6 +166,11 @@ final class StoreCalls implements AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             LOG.debug("{} of lock '{}' skipped: the client is closed", what, lockName);
         }
+    }
+
+    /** Whether a call within {@code boundNanos} can run on the caller's thread: the provider's limit fits in it. */
+    private boolean fitsDirectly(long boundNanos) {
+        return callLimitNanos != NO_LIMIT && callLimitNanos <= boundNanos;
     }
 
     /** What the call threw if it ended with an error within {@code nanos}; waits without being interruptible. */

@@ -48,6 +48,15 @@ final class MemLockProvider implements LockProvider {
         return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION);
     }
 
+    /**
+     * A call only waits for the store's own monitor, held for a few map operations: it cannot block, so the
+     * shared client calls it on the caller's thread (10 ms leaves room for a garbage-collection pause).
+     */
+    @Override
+    public Optional<Duration> callTimeLimit() {
+        return Optional.of(Duration.ofMillis(10));
+    }
+
     @Override
     public AutoCloseable subscribe(String name, Runnable onChange) {
         return store.subscribe(name, onChange);

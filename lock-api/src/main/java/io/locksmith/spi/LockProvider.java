@@ -132,6 +132,23 @@ public interface LockProvider extends AutoCloseable {
     }
 
     /**
+     * The longest one call of this provider can keep its calling thread, whatever the store does (silent, dead,
+     * slow to answer), because the provider's transport ends every wait inside the call on its own: the wait for
+     * a pooled connection, the connect, every read. Empty if the provider cannot promise that, for example a
+     * store client that retries on its own past its command time-out. The default is empty.
+     *
+     * <p>The shared client runs a provider call on another thread and stops waiting for it at the caller's bound,
+     * since a blocking store client can outlive any bound; that hand-off costs a thread wake-up on every call.
+     * When this limit fits in the caller's remaining bound, the client calls the provider on the caller's own
+     * thread instead: the bound holds because the call cannot last longer. A caller interrupted during such a
+     * call sees the interrupt when the call returns. A provider that states a limit it does not keep breaks the
+     * time-bound rules (SPEC R7.7, R8.10).
+     */
+    default Optional<Duration> callTimeLimit() {
+        return Optional.empty();
+    }
+
+    /**
      * Calls {@code onChange} whenever the lock {@code name} may have become free, until the returned
      * handle is closed. Only called when {@link Capability#RELEASE_NOTIFICATION} is declared. For a queueing
      * provider, a change of the caller's predecessor counts. The callback must be fast; it is called from

@@ -1,0 +1,163 @@
+package io.locksmith.bench;
+
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import org.HdrHistogram.Histogram;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.params.SetParams;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The uncontended acquire + release hot path of Locksmith over Jedis, taken apart: the same loop as the bench's
+ * uncontended scenario, for several variants that each add one part of what Locksmith does to the raw minimal
+ * protocol, measured in interleaved rounds (so that the load of a shared machine falls on every variant alike).
+ * Meant to be run under JFR as well ({@code -XX:StartFlightRecording}). Not part of the bench's tables.
+ *
+ * <pre>java -cp bench/target/locksmith-bench.jar io.locksmith.bench.HotPath 127.0.0.1:6379 [rounds] [seconds per round]</pre>
+ */
+public final class HotPath {
+
+    private HotPath() {
+    }
+
+    interface Pair {
+        void acquireAndRelease(String name) throws Exception;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String[] hostPort = args[0].split(":");
+        HostAndPort address = new HostAndPort(hostPort[0], Integer.parseInt(hostPort[1]));
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 2;
+        String only = System.getProperty("hotpath.only", "");
+
+        Map<String, Pair> variants = new LinkedHashMap<>();
+        List<AutoCloseable> toClose = new ArrayList<>();
+        JedisPooled jedis = new JedisPooled(address, DefaultJedisClientConfig.builder().timeoutMillis(2000).build());
+        toClose.add(jedis);
+        String compareAndDelete = jedis.scriptLoad(JedisSetNxSubject.COMPARE_AND_DELETE);
+        SetParams px = SetParams.setParams().nx().px(30_000);
+        variants.put("raw: SET NX PX + Lua compare-and-delete", name -> {
+            String token = UUID.randomUUID().toString();
+            if (!"OK".equals(jedis.set(name, token, px))) {
+                throw new IllegalStateException("taken: " + name);
+            }
+            jedis.evalsha(compareAndDelete, List.of(name), List.of(token));
+        });
+        // Locksmith's own scripts sent by hand over the same pool: the store's share of the difference.
+        String acquire = jedis.scriptLoad(script("acquire.lua"));
+        String release = jedis.scriptLoad(script("release.lua"));
+        String holder = new io.locksmith.HolderIdentity("0123456789abcdef", "1234@host", "main", 1, null).encode();
+        long[] sequence = {0};
+        variants.put("raw: Locksmith's acquire.lua + release.lua", name -> {
+            String owner = "0123456789abcdef:" + (++sequence[0]);
+            String key = "locksmith:{" + name + "}";
+            Object granted = jedis.evalsha(acquire, List.of(key, key + ":fence",
+                    key + ":abandoned:" + owner), List.of(owner, holder, "30000"));
+            if (!(granted instanceof List<?> list) || !Long.valueOf(1).equals(list.get(0))) {
+                throw new IllegalStateException("not granted: " + granted);
+            }
+            jedis.evalsha(release, List.of(key), List.of(owner, key + ":released"));
+        });
+        for (String uri : new String[] {
+                "redis://" + args[0] + "?client=jedis",
+                "mem://hotpath"}) {
+            LockClient client = LockClient.open(uri);
+            toClose.add(client);
+            variants.put("Locksmith " + uri + " tryAcquire(10s)", name -> {
+                Lease lease = client.lock(name).tryAcquire(Duration.ofSeconds(10))
+                        .orElseThrow(() -> new IllegalStateException("not acquired: " + name));
+                lease.close();
+            });
+            variants.put("Locksmith " + uri + " tryAcquire()", name -> {
+                Lease lease = client.lock(name).tryAcquire()
+                        .orElseThrow(() -> new IllegalStateException("not acquired: " + name));
+                lease.close();
+            });
+        }
+        variants.keySet().removeIf(label -> !label.contains(only));
+
+        Map<String, List<Double>> p50s = new LinkedHashMap<>();
+        Map<String, List<Double>> p99s = new LinkedHashMap<>();
+        Map<String, List<Double>> bytesPerOp = new LinkedHashMap<>();
+        variants.keySet().forEach(label -> {
+            p50s.put(label, new ArrayList<>());
+            p99s.put(label, new ArrayList<>());
+            bytesPerOp.put(label, new ArrayList<>());
+        });
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long self = Thread.currentThread().getId();
+        // Warm-up: every variant, long enough for the JIT.
+        for (Map.Entry<String, Pair> variant : variants.entrySet()) {
+            run(variant.getValue(), "warm-" + Math.abs(variant.getKey().hashCode()), 2);
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (Map.Entry<String, Pair> variant : variants.entrySet()) {
+                long allocatedBefore = threads.getThreadAllocatedBytes(self);
+                Histogram histogram = run(variant.getValue(), "hot-" + Math.abs(variant.getKey().hashCode()), seconds);
+                // This thread's allocations only: with calls handed to pool threads, theirs are not counted.
+                double allocated = threads.getThreadAllocatedBytes(self) - allocatedBefore;
+                p50s.get(variant.getKey()).add(histogram.getValueAtPercentile(50) / 1000.0);
+                p99s.get(variant.getKey()).add(histogram.getValueAtPercentile(99) / 1000.0);
+                bytesPerOp.get(variant.getKey()).add(allocated / Math.max(1, histogram.getTotalCount()));
+            }
+        }
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        System.out.printf(Locale.ROOT, "p50 of acquire+release in µs, %d rounds of %.1f s, load average %.2f at the end%n",
+                rounds, seconds, load);
+        for (String label : p50s.keySet()) {
+            List<Double> values = sorted(p50s.get(label));
+            System.out.printf(Locale.ROOT, "%-60s p50 median %7.1f (range %7.1f - %7.1f), p99 median %8.1f,"
+                            + " %6.0f bytes/op on the calling thread%n", label, median(values), values.get(0),
+                    values.get(values.size() - 1), median(sorted(p99s.get(label))), median(sorted(bytesPerOp.get(label))));
+        }
+        for (AutoCloseable closeable : toClose) {
+            closeable.close();
+        }
+    }
+
+    private static List<Double> sorted(List<Double> values) {
+        List<Double> copy = new ArrayList<>(values);
+        copy.sort(Double::compare);
+        return copy;
+    }
+
+    private static double median(List<Double> sorted) {
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static Histogram run(Pair pair, String name, double seconds) throws Exception {
+        Histogram histogram = new Histogram(3_600_000_000L, 3);
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        while (System.nanoTime() < end) {
+            long start = System.nanoTime();
+            pair.acquireAndRelease(name);
+            histogram.recordValue(System.nanoTime() - start);
+        }
+        return histogram;
+    }
+
+    private static String script(String file) throws IOException {
+        // The Redis backend is a runtime dependency of the bench: its scripts are read as resources, and its key
+        // names ("locksmith:{name}", ...) are written out above.
+        try (InputStream in = HotPath.class.getClassLoader().getResourceAsStream("io/locksmith/redis/" + file)) {
+            if (in == null) {
+                throw new IOException("no " + file + " next to the Redis backend");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
