@@ -19,6 +19,7 @@ import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
+import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.Owner;
 import io.locksmith.spi.ProviderContext;
@@ -470,11 +471,11 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     private static ByteSequence value(HolderIdentity holder) {
-        return ByteSequence.from(holder.encode(), StandardCharsets.UTF_8);
+        return ByteSequence.from(HolderCodec.encode(holder), StandardCharsets.UTF_8);
     }
 
     private static HolderIdentity identity(KeyValue kv) {
-        return HolderIdentity.decode(kv.getValue().toString(StandardCharsets.UTF_8));
+        return HolderCodec.decode(kv.getValue().toString(StandardCharsets.UTF_8));
     }
 
     @Override

@@ -1,12 +1,12 @@
 package io.locksmith.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.locksmith.HolderIdentity;
 import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
+import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.Owner;
 import io.locksmith.spi.Registry;
@@ -160,7 +160,7 @@ final class PostgresLockProvider implements LockProvider {
             try (PreparedStatement statement = connection.prepareStatement(acquireSql)) {
                 statement.setString(1, name);
                 statement.setString(2, owner.id());
-                statement.setString(3, owner.holder().encode());
+                statement.setString(3, HolderCodec.encode(owner.holder()));
                 statement.setLong(4, micros(request.ttl()));
                 statement.setString(5, owner.id());
                 statement.setString(6, name);
@@ -304,7 +304,7 @@ final class PostgresLockProvider implements LockProvider {
                     if (!rows.next()) {
                         return Optional.empty();
                     }
-                    return Optional.of(new LockInfo(name, HolderIdentity.decode(rows.getString(1)), rows.getLong(2),
+                    return Optional.of(new LockInfo(name, HolderCodec.decode(rows.getString(1)), rows.getLong(2),
                             Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(Math.max(0, rows.getLong(3)))), List.of()));
                 }
             }

@@ -4,6 +4,7 @@ import io.locksmith.HolderIdentity;
 import io.locksmith.LockStoreException;
 import io.locksmith.redis.RedisCommands.ReplicaAck;
 import io.locksmith.redis.RedisCommands.Reply;
+import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.Owner;
 
 import java.time.Duration;
@@ -44,7 +45,7 @@ final class LockNode implements AutoCloseable {
     Acquired acquire(String name, Owner owner, Duration ttl) {
         Reply reply = run(LuaScript.ACQUIRE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.abandonedKey(name, owner.id())),
-                List.of(owner.id(), owner.holder().encode(), Long.toString(millis(ttl))), ack);
+                List.of(owner.id(), HolderCodec.encode(owner.holder()), Long.toString(millis(ttl))), ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
         return new Acquired(granted, granted ? number(values.get(1)) : -1, reply.replicasAcknowledged());
@@ -116,7 +117,7 @@ final class LockNode implements AutoCloseable {
             return null;
         }
         long pttl = number(values.get(3));
-        return new Holding(String.valueOf(values.get(0)), HolderIdentity.decode(String.valueOf(values.get(1))),
+        return new Holding(String.valueOf(values.get(0)), HolderCodec.decode(String.valueOf(values.get(1))),
                 number(values.get(2)), pttl < 0 ? null : Duration.ofMillis(pttl));
     }
 
