@@ -10,6 +10,8 @@ import io.locksmith.spi.Owner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * The lock protocol on one Redis deployment: runs the scripts by SHA (with the text as fallback) and reads
@@ -119,6 +121,28 @@ final class LockNode implements AutoCloseable {
         long pttl = number(values.get(3));
         return new Holding(String.valueOf(values.get(0)), HolderCodec.decode(String.valueOf(values.get(1))),
                 number(values.get(2)), pttl < 0 ? null : Duration.ofMillis(pttl));
+    }
+
+    /**
+     * The names of the lock hashes on this node whose names start with {@code prefix}, one SCAN step per
+     * script call. A name may be held or already expired by the time it is inspected.
+     */
+    SortedSet<String> lockNames(String prefix) {
+        SortedSet<String> names = new TreeSet<>();
+        String pattern = RedisLockKeys.lockKeyPattern(prefix);
+        String cursor = "0";
+        do {
+            Reply reply = run(LuaScript.SCAN_LOCKS, List.of(), List.of(cursor, pattern), null);
+            List<?> values = list(reply.value(), LuaScript.SCAN_LOCKS);
+            cursor = String.valueOf(values.get(0));
+            for (Object key : values.subList(1, values.size())) {
+                String name = RedisLockKeys.nameOf(String.valueOf(key));
+                if (name != null && name.startsWith(prefix)) {
+                    names.add(name);
+                }
+            }
+        } while (!cursor.equals("0"));
+        return names;
     }
 
     /** RedLock: sets the holding's token and raises the counter to it; false if the lock is no longer the owner's. */

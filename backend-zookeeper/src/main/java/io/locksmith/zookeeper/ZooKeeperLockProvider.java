@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -442,6 +443,38 @@ final class ZooKeeperLockProvider implements LockProvider {
         } catch (Exception e) {
             throw storeFailure(name, "inspect", e);
         }
+    }
+
+    /**
+     * Every lock name is one child of the base node: the children whose decoded names start with the prefix
+     * are inspected one by one (a container without a queue node is free and left out).
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        List<String> children;
+        try {
+            children = curator.getChildren().forPath(paths.base());
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw storeFailure(null, "list", e);
+        }
+        TreeSet<String> names = new TreeSet<>();
+        for (String child : children) {
+            try {
+                String name = LockPaths.decodeSegment(child);
+                if (name.startsWith(prefix)) {
+                    names.add(name);
+                }
+            } catch (IllegalArgumentException notALockOfOurs) {
+                // a node someone else put under the base: not a Locksmith lock name
+            }
+        }
+        List<LockInfo> held = new ArrayList<>();
+        for (String name : names) {
+            inspect(name).ifPresent(held::add);
+        }
+        return held;
     }
 
     @Override

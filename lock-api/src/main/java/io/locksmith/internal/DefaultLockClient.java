@@ -229,6 +229,24 @@ final class DefaultLockClient implements LockClient {
         return inspectWithin(name);
     }
 
+    @Override
+    public List<LockInfo> list(String prefix, Duration timeout) {
+        Objects.requireNonNull(prefix, "prefix cannot be null");
+        Objects.requireNonNull(timeout, "timeout cannot be null");
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        ensureOpen();
+        try {
+            // Bounded like every store call: a listing that takes longer goes on in the background, unseen.
+            return List.copyOf(storeCalls.call(null, "list '" + prefix + "*'", () -> provider.list(prefix),
+                    timeout.toNanos(), null));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.locksmith.LockInterruptedException(null, e);
+        }
+    }
+
     /** Asks the store who holds {@code name}, waiting at most the command time-out. */
     Optional<LockInfo> inspectWithin(String name) {
         try {
