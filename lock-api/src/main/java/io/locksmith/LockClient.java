@@ -6,6 +6,7 @@ import io.locksmith.spi.Capability;
 import io.locksmith.spi.LockProviderFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -97,6 +98,24 @@ public interface LockClient extends AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is not a valid lock name
      */
     Optional<LockInfo> inspect(String name);
+
+    /**
+     * Asks the store for every held lock whose name starts with {@code prefix}, with its holder and fencing
+     * token, sorted by name. Not every store can list; {@code mem://}, Redis (single, Sentinel, RedLock),
+     * ZooKeeper, etcd and PostgreSQL can. Reads only.
+     *
+     * @param prefix  the start of the names; the empty string lists every held lock
+     * @param timeout how long the listing may take
+     * @return the held locks, possibly none
+     * @throws NullPointerException          if {@code prefix} or {@code timeout} is null
+     * @throws IllegalArgumentException      if {@code timeout} is not positive
+     * @throws UnsupportedOperationException if the store cannot list its locks
+     * @throws LockStoreException            if the store could not be asked within {@code timeout}
+     * @throws LockInterruptedException      if the calling thread is interrupted while it waits (its interrupt
+     *                                       flag is set again)
+     * @throws IllegalStateException         if the client is closed
+     */
+    List<LockInfo> list(String prefix, Duration timeout);
 
     /** This client's id, part of every {@link HolderIdentity} it creates. */
     String clientId();

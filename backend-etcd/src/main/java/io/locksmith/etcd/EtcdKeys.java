@@ -28,8 +28,43 @@ final class EtcdKeys {
         return bytes(prefix + encode(name) + "/" + encode(ownerId));
     }
 
+    /** Where the keys of every lock whose name starts with {@code namePrefix} are: encoding keeps prefixes. */
+    ByteSequence namesStartingWith(String namePrefix) {
+        return bytes(prefix + encode(namePrefix));
+    }
+
+    /** The lock name a holder's or waiter's key belongs to; null for a key that is not of this layout. */
+    String nameOf(ByteSequence key) {
+        String text = key.toString(StandardCharsets.UTF_8);
+        int slash = text.lastIndexOf('/');
+        if (!text.startsWith(prefix) || slash < prefix.length()) {
+            return null;
+        }
+        return decode(text.substring(prefix.length(), slash));
+    }
+
     static String encode(String part) {
         return part.replace("%", "%25").replace("/", "%2F");
+    }
+
+    /** The inverse of {@link #encode}; null if {@code part} has a {@code %} that encode would not write. */
+    static String decode(String part) {
+        StringBuilder decoded = new StringBuilder(part.length());
+        for (int i = 0; i < part.length(); i++) {
+            char c = part.charAt(i);
+            if (c != '%') {
+                decoded.append(c);
+            } else if (part.startsWith("%25", i)) {
+                decoded.append('%');
+                i += 2;
+            } else if (part.startsWith("%2F", i)) {
+                decoded.append('/');
+                i += 2;
+            } else {
+                return null;
+            }
+        }
+        return decoded.toString();
     }
 
     static ByteSequence bytes(String text) {

@@ -19,6 +19,7 @@ import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
+import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.Owner;
 import io.locksmith.spi.ProviderContext;
@@ -35,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -382,6 +384,29 @@ final class EtcdLockProvider implements LockProvider {
         return Optional.of(new LockInfo(name, identity(holder), holder.getCreateRevision(), null, waiters));
     }
 
+    /**
+     * One range read of every key under the prefix, grouped by lock name; as in {@link #inspect}, the key with
+     * the smallest create revision holds and the others wait in revision order.
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        GetResponse all = Calls.await(() -> kv.get(keys.namesStartingWith(prefix), GetOption.builder().isPrefix(true)
+                        .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build()),
+                settings.timeout(), store, null, "list");
+        Map<String, List<KeyValue>> queues = new TreeMap<>();
+        for (KeyValue entry : all.getKvs()) {
+            String name = keys.nameOf(entry.getKey());
+            if (name != null && name.startsWith(prefix)) {
+                queues.computeIfAbsent(name, n -> new ArrayList<>()).add(entry);
+            }
+        }
+        List<LockInfo> held = new ArrayList<>(queues.size());
+        queues.forEach((name, queue) -> held.add(new LockInfo(name, identity(queue.get(0)),
+                queue.get(0).getCreateRevision(), null,
+                queue.subList(1, queue.size()).stream().map(EtcdLockProvider::identity).toList())));
+        return held;
+    }
+
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
@@ -470,11 +495,11 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     private static ByteSequence value(HolderIdentity holder) {
-        return ByteSequence.from(holder.encode(), StandardCharsets.UTF_8);
+        return ByteSequence.from(HolderCodec.encode(holder), StandardCharsets.UTF_8);
     }
 
     private static HolderIdentity identity(KeyValue kv) {
-        return HolderIdentity.decode(kv.getValue().toString(StandardCharsets.UTF_8));
+        return HolderCodec.decode(kv.getValue().toString(StandardCharsets.UTF_8));
     }
 
     @Override

@@ -51,20 +51,11 @@ record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Opt
             prefix = prefix + "/";
         }
         Duration timeout = uri.duration(PARAM_TIMEOUT, DEFAULT_TIMEOUT);
-        Optional<String> user = Optional.empty();
-        Optional<String> password = Optional.empty();
-        if (uri.userInfo().isPresent()) {
-            String info = uri.userInfo().get();
-            int colon = info.indexOf(':');
-            user = Optional.of(colon >= 0 ? info.substring(0, colon) : info);
-            password = colon >= 0 ? Optional.of(info.substring(colon + 1)) : Optional.empty();
-            if (user.get().isEmpty()) {
-                throw new LockConfigurationException("'" + uri + "' has user info without a user name");
-            }
-            if (password.isEmpty()) {
-                throw new LockConfigurationException("'" + uri + "' names user '" + user.get()
-                        + "' without a password; write etcd://user:password@host:2379");
-            }
+        Optional<String> user = uri.user();
+        Optional<String> password = uri.password();
+        if (user.isPresent() && password.isEmpty()) {
+            throw new LockConfigurationException("'" + uri + "' names user '" + user.get()
+                    + "' without a password; write etcd://user:password@host:2379");
         }
         return new EtcdSettings(endpoints, prefix, timeout, user, password);
     }

@@ -16,6 +16,14 @@ import java.util.function.Consumer;
  * client that stopped renewing) has its key deleted here, as etcd would delete the key of a lease of its
  * own. If this process stops altogether, the shared lease stops being kept alive and etcd deletes the key
  * within one TTL.
+ *
+ * <p>Why this timer stays in the provider although the shared client owns lease timers: it is the per-key TTL
+ * that etcd no longer applies once keys share a lease, a store fact, not a second lease clock. The client
+ * decides when the holder is told; this only deletes the key, at the TTL the grant asked for (counted from
+ * before the request), never at the grant's shorter validity: deleting at the validity freed locks up to a
+ * tenth of their TTL early whenever the shared lease had not been refreshed (R3.3). The client's release at
+ * an expired lease's deadline does not replace it: the client cannot release while the store is unreachable,
+ * and the key must still go at its TTL once the shared lease outlives that.
  */
 final class LocalExpiry {
 

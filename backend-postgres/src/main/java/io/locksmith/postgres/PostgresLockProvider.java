@@ -1,12 +1,12 @@
 package io.locksmith.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.locksmith.HolderIdentity;
 import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
+import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.Owner;
 import io.locksmith.spi.Registry;
@@ -21,6 +21,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -70,6 +71,7 @@ final class PostgresLockProvider implements LockProvider {
     private final String releaseSql;
     private final String releaseAbandonedSql;
     private final String inspectSql;
+    private final String listSql;
     private final String cleanupSql;
 
     PostgresLockProvider(HikariDataSource pool, PostgresSettings settings, ScheduledExecutorService scheduler,
@@ -121,6 +123,8 @@ final class PostgresLockProvider implements LockProvider {
                 + " SELECT pg_notify(?, name) FROM gone";
         this.inspectSql = "SELECT holder, token, (extract(epoch FROM expires_at - clock_timestamp()) * 1000000)::bigint"
                 + " FROM " + locks + " WHERE name = ? AND expires_at > clock_timestamp()";
+        this.listSql = "SELECT name, holder, token, (extract(epoch FROM expires_at - clock_timestamp()) * 1000000)::bigint"
+                + " FROM " + locks + " WHERE starts_with(name, ?) AND expires_at > clock_timestamp() ORDER BY name";
         this.cleanupSql = "WITH gone AS (UPDATE " + locks + free
                 + " WHERE expires_at <= clock_timestamp() AND expires_at > '-infinity' RETURNING name),"
                 + " marks AS (DELETE FROM " + schema.abandoned() + " WHERE expires_at <= clock_timestamp()),"
@@ -160,7 +164,7 @@ final class PostgresLockProvider implements LockProvider {
             try (PreparedStatement statement = connection.prepareStatement(acquireSql)) {
                 statement.setString(1, name);
                 statement.setString(2, owner.id());
-                statement.setString(3, owner.holder().encode());
+                statement.setString(3, HolderCodec.encode(owner.holder()));
                 statement.setLong(4, micros(request.ttl()));
                 statement.setString(5, owner.id());
                 statement.setString(6, name);
@@ -304,9 +308,30 @@ final class PostgresLockProvider implements LockProvider {
                     if (!rows.next()) {
                         return Optional.empty();
                     }
-                    return Optional.of(new LockInfo(name, HolderIdentity.decode(rows.getString(1)), rows.getLong(2),
+                    return Optional.of(new LockInfo(name, HolderCodec.decode(rows.getString(1)), rows.getLong(2),
                             Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(Math.max(0, rows.getLong(3)))), List.of()));
                 }
+            }
+        });
+    }
+
+    /** One query: the rows under the prefix whose lease has not run out by the server's clock. */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return call(null, "list", connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(listSql)) {
+                statement.setString(1, prefix);
+                List<LockInfo> held = new ArrayList<>();
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        held.add(new LockInfo(rows.getString(1), HolderCodec.decode(rows.getString(2)), rows.getLong(3),
+                                Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(Math.max(0, rows.getLong(4)))),
+                                List.of()));
+                    }
+                }
+                // ORDER BY sorts by the database's collation; the contract is Java's String order.
+                held.sort(Comparator.comparing(LockInfo::lockName));
+                return held;
             }
         });
     }

@@ -76,17 +76,8 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
         Duration connectTimeout = uri.duration(PARAM_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT);
         boolean createSchema = uri.bool(PARAM_CREATE_SCHEMA, true);
         Duration cleanup = uri.duration(PARAM_CLEANUP, DEFAULT_CLEANUP);
-        Optional<String> user = Optional.empty();
-        Optional<String> password = Optional.empty();
-        if (uri.userInfo().isPresent()) {
-            String info = uri.userInfo().get();
-            int colon = info.indexOf(':');
-            user = Optional.of(colon >= 0 ? info.substring(0, colon) : info);
-            password = colon >= 0 ? Optional.of(info.substring(colon + 1)) : Optional.empty();
-            if (user.get().isEmpty()) {
-                throw new LockConfigurationException("'" + uri + "' has user info without a user name");
-            }
-        }
+        Optional<String> user = uri.user();
+        Optional<String> password = uri.password();
         return new PostgresSettings(hosts, database, user, password, schema, poolSize, timeout, connectTimeout,
                 createSchema, cleanup);
     }

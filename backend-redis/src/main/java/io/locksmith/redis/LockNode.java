@@ -4,11 +4,14 @@ import io.locksmith.HolderIdentity;
 import io.locksmith.LockStoreException;
 import io.locksmith.redis.RedisCommands.ReplicaAck;
 import io.locksmith.redis.RedisCommands.Reply;
+import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.Owner;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * The lock protocol on one Redis deployment: runs the scripts by SHA (with the text as fallback) and reads
@@ -56,7 +59,7 @@ final class LockNode implements AutoCloseable {
     private String encoded(HolderIdentity holder) {
         Object[] last = lastEncoded.get();
         if (last[0] != holder) {
-            last[1] = holder.encode();
+            last[1] = HolderCodec.encode(holder);
             last[0] = holder;
         }
         return (String) last[1];
@@ -128,8 +131,30 @@ final class LockNode implements AutoCloseable {
             return null;
         }
         long pttl = number(values.get(3));
-        return new Holding(String.valueOf(values.get(0)), HolderIdentity.decode(String.valueOf(values.get(1))),
+        return new Holding(String.valueOf(values.get(0)), HolderCodec.decode(String.valueOf(values.get(1))),
                 number(values.get(2)), pttl < 0 ? null : Duration.ofMillis(pttl));
+    }
+
+    /**
+     * The names of the lock hashes on this node whose names start with {@code prefix}, one SCAN step per
+     * script call. A name may be held or already expired by the time it is inspected.
+     */
+    SortedSet<String> lockNames(String prefix) {
+        SortedSet<String> names = new TreeSet<>();
+        String pattern = RedisLockKeys.lockKeyPattern(prefix);
+        String cursor = "0";
+        do {
+            Reply reply = run(LuaScript.SCAN_LOCKS, List.of(), List.of(cursor, pattern), null);
+            List<?> values = list(reply.value(), LuaScript.SCAN_LOCKS);
+            cursor = String.valueOf(values.get(0));
+            for (Object key : values.subList(1, values.size())) {
+                String name = RedisLockKeys.nameOf(String.valueOf(key));
+                if (name != null && name.startsWith(prefix)) {
+                    names.add(name);
+                }
+            }
+        } while (!cursor.equals("0"));
+        return names;
     }
 
     /** RedLock: sets the holding's token and raises the counter to it; false if the lock is no longer the owner's. */

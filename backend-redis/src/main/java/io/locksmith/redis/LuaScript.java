@@ -21,6 +21,7 @@ record LuaScript(String name, String text, String sha) {
     static final LuaScript RENEW = load("renew");
     static final LuaScript RENEW_ALL = load("renew_all");
     static final LuaScript INSPECT = load("inspect");
+    static final LuaScript SCAN_LOCKS = load("scan_locks");
     static final LuaScript RAISE_FENCE = load("raise_fence");
     static final LuaScript REGISTRY_PUT = load("registry_put");
     static final LuaScript REGISTRY_LIST = load("registry_list");

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -355,6 +357,32 @@ final class RedLockProvider implements LockProvider {
             throw storeFailure(name, "inspect", outcomes);
         }
         return Optional.empty();
+    }
+
+    /**
+     * The union of the names on the masters that answer (a held lock is on a majority, so on at least one of
+     * any majority), each then inspected as {@link #inspect} does: held only where a majority agrees.
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        List<Outcome<SortedSet<String>>> outcomes = onAll(node -> node.lockNames(prefix));
+        SortedSet<String> names = new TreeSet<>();
+        int failed = 0;
+        for (Outcome<SortedSet<String>> outcome : outcomes) {
+            if (outcome.failed()) {
+                failed++;
+            } else {
+                names.addAll(outcome.value());
+            }
+        }
+        if (failed > nodes.size() - quorum) {
+            throw storeFailure(null, "list", outcomes);
+        }
+        List<LockInfo> held = new ArrayList<>();
+        for (String name : names) {
+            inspect(name).ifPresent(held::add);
+        }
+        return held;
     }
 
     @Override

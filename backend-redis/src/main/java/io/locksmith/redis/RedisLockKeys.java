@@ -31,6 +31,24 @@ public final class RedisLockKeys {
         return PREFIX + Objects.requireNonNull(name, "name cannot be null") + "}";
     }
 
+    /** The SCAN pattern of the lock hashes whose names start with {@code namePrefix}. */
+    static String lockKeyPattern(String namePrefix) {
+        StringBuilder pattern = new StringBuilder(PREFIX);
+        for (char c : namePrefix.toCharArray()) {
+            if ("*?[]\\".indexOf(c) >= 0) {
+                pattern.append('\\');
+            }
+            pattern.append(c);
+        }
+        return pattern.append("*}").toString();
+    }
+
+    /** The lock name of a lock hash's key; null for a key that is not one. */
+    static String nameOf(String lockKey) {
+        return lockKey.startsWith(PREFIX) && lockKey.endsWith("}") && lockKey.length() > PREFIX.length()
+                ? lockKey.substring(PREFIX.length(), lockKey.length() - 1) : null;
+    }
+
     /** The fencing counter of the lock {@code name}. */
     public static String fenceKey(String name) {
         return lockKey(name) + ":fence";

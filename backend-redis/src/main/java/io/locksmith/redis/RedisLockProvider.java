@@ -115,6 +115,15 @@ final class RedisLockProvider implements LockProvider {
     }
 
     @Override
+    public List<LockInfo> list(String prefix) {
+        List<LockInfo> held = new ArrayList<>();
+        for (String name : node.lockNames(prefix)) {
+            inspect(name).ifPresent(held::add);
+        }
+        return held;
+    }
+
+    @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW);
     }

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +23,16 @@ import java.util.function.LongPredicate;
  * deadline for the lease (the client counts from before the request, this timer from after the answer),
  * so the store never frees a lock its holder still believes it has.
  *
+ * <p>Why this timer stays in the provider although the shared client owns lease timers: it is the TTL the
+ * store lacks, not a second lease clock. The client decides when a lease is lost and, for a session-bound
+ * store, releases the lock at the deadline of an expired or over-held lease; but when renewals failed because
+ * the store was unreachable it cannot release, and if the session then survives (the connection came back
+ * within the session timeout) nothing else would ever delete the node: an ephemeral node has no TTL of its
+ * own. This timer is that TTL. What the holder is told, and when, stays the client's alone.
+ *
+ * <p>A loss reported here goes to the client once: the client keeps reports that arrive before it has
+ * registered the grant (its in-flight early-loss handling), so no repeat is needed.
+ *
  * <p>Whoever removes an entry owns what follows (a loss report, a deletion); removal is atomic, so a node is
  * reported or deleted once.
  */
@@ -33,7 +42,6 @@ final class HeldNodes {
     static final class HeldNode {
         final Grant grant;
         final long sessionId;
-        final long grantedAt = System.nanoTime();
         private ScheduledFuture<?> leaseTimer;
 
         HeldNode(Grant grant, long sessionId) {
@@ -56,10 +64,6 @@ final class HeldNodes {
             replaceTimer(null);
         }
     }
-
-    /** A grant younger than this may not be registered by the client yet when its loss is reported. */
-    private static final long JUST_GRANTED_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long REPEAT_MILLIS = 100;
 
     private final Map<String, HeldNode> byPath = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timers;
@@ -105,14 +109,6 @@ final class HeldNodes {
         if (node != null) {
             try {
                 lossListener.lost(node.grant, reason, cause); // first: the holder hears before anyone can take it
-                if (System.nanoTime() - node.grantedAt < JUST_GRANTED_NANOS) {
-                    // The client may not have registered this grant yet and would drop the report: say it again
-                    // shortly. Reports go by owner id, unique per holding, so a repeat never hits another lease.
-                    timers.schedule(() -> lossListener.lost(node.grant, reason, cause), REPEAT_MILLIS,
-                            TimeUnit.MILLISECONDS);
-                }
-            } catch (RejectedExecutionException closing) {
-                // the provider is closing
             } finally {
                 deleteInBackground.accept(path);
             }

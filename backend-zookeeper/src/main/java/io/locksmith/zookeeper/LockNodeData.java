@@ -1,11 +1,12 @@
 package io.locksmith.zookeeper;
 
 import io.locksmith.HolderIdentity;
+import io.locksmith.spi.HolderCodec;
 
 import java.nio.charset.StandardCharsets;
 
 /**
- * What a lock node stores: the owner id on the first line, then {@link HolderIdentity#encode()}. The owner
+ * What a lock node stores: the owner id on the first line, then {@link HolderCodec#encode(HolderIdentity)}. The owner
  * id is also in the node's name; keeping it here too lets {@code inspect} and operators read a node alone.
  *
  * @param ownerId  the {@link io.locksmith.spi.Owner#id()} that created the node
@@ -14,7 +15,7 @@ import java.nio.charset.StandardCharsets;
 record LockNodeData(String ownerId, HolderIdentity holder) {
 
     byte[] toBytes() {
-        return (ownerId + "\n" + holder.encode()).getBytes(StandardCharsets.UTF_8);
+        return (ownerId + "\n" + HolderCodec.encode(holder)).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Reads node data; data written by something else gives an identity showing the raw text. */
@@ -22,8 +23,8 @@ record LockNodeData(String ownerId, HolderIdentity holder) {
         String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
         int newline = text.indexOf('\n');
         if (newline < 0) {
-            return new LockNodeData("", HolderIdentity.decode(text));
+            return new LockNodeData("", HolderCodec.decode(text));
         }
-        return new LockNodeData(text.substring(0, newline), HolderIdentity.decode(text.substring(newline + 1)));
+        return new LockNodeData(text.substring(0, newline), HolderCodec.decode(text.substring(newline + 1)));
     }
 }

@@ -1,6 +1,5 @@
 package io.locksmith.zookeeper;
 
-import io.locksmith.HolderIdentity;
 import io.locksmith.LockException;
 import io.locksmith.LockInfo;
 import io.locksmith.LockInterruptedException;
@@ -16,12 +15,9 @@ import io.locksmith.spi.RenewRequest;
 import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -34,10 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -73,24 +67,18 @@ final class ZooKeeperLockProvider implements LockProvider {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLockProvider.class);
     /** A node that vanishes under us again and again (an operator deleting in a loop) is a store failure. */
     private static final int MAX_RECREATIONS = 5;
-    /** How soon a deletion that failed for a connection problem is sent again. */
-    private static final long DELETE_RETRY_MILLIS = 500;
 
     private final CuratorFramework curator;
     private final ZooKeeperSettings settings;
     private final LockPaths paths;
     private final HeldNodes held;
+    private final NodeReaper reaper;
+    private final QueueWatches watches;
+    private final LockQueue lockQueue;
     private final ScheduledThreadPoolExecutor timers;
     private final ZooKeeperRegistry registry;
     /** Owner id to the node it keeps while it waits, between attempts. */
     private final Map<String, String> waitingNodes = new ConcurrentHashMap<>();
-    /** Lock path to the client's callbacks for changes in its queue. */
-    private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
-    /** Nodes to delete that the server has not confirmed deleted yet (sent while the connection was down). */
-    private final Set<String> pendingDeletes = ConcurrentHashMap.newKeySet();
-    /** One watcher for every predecessor, so ZooKeeper keeps one registration per watched node. */
-    private final Watcher predecessorWatcher = this::predecessorChanged;
-    private final Watcher heldNodeWatcher = this::heldNodeChanged;
     private final SessionProof proof = new SessionProof();
     /** When the connection was last seen suspended or lost (nanoTime): a new session was asked for after it. */
     private volatile long disconnectedAt;
@@ -110,7 +98,10 @@ final class ZooKeeperLockProvider implements LockProvider {
             return thread;
         });
         this.timers.setRemoveOnCancelPolicy(true);
-        this.held = new HeldNodes(timers, context.lossListener(), this::deleteInBackground);
+        this.reaper = new NodeReaper(curator, timers);
+        this.held = new HeldNodes(timers, context.lossListener(), reaper::deleteInBackground);
+        this.watches = new QueueWatches(paths, held);
+        this.lockQueue = new LockQueue(curator, paths, reaper);
         this.registry = new ZooKeeperRegistry(curator, settings.basePath(), settings.describe(),
                 this::currentSessionIdOrZero);
         this.disconnectedAt = connectingSince;
@@ -134,14 +125,15 @@ final class ZooKeeperLockProvider implements LockProvider {
         try {
             if (node != null && !isLiveNode(node)) {
                 // Created in a session that has ended: it is not ours to hold, whatever it says.
-                deleteIfExists(node);
+                reaper.deleteIfExists(node);
                 node = null;
             }
             for (int recreations = 0; recreations <= MAX_RECREATIONS; ) {
                 if (node == null) {
-                    node = create(name, owner);
+                    node = lockQueue.create(name, owner);
                 }
-                List<String> queue = withoutOrphansOf(owner, node, LockPaths.queue(children(lockPath)));
+                List<String> queue = lockQueue.withoutOrphansOf(owner, node,
+                        LockPaths.queue(lockQueue.children(lockPath)));
                 int place = queue.indexOf(LockPaths.nodeName(node));
                 if (place < 0) {
                     // Deleted behind our back (session expiry, an operator): queue again at the end.
@@ -150,12 +142,12 @@ final class ZooKeeperLockProvider implements LockProvider {
                     continue;
                 }
                 if (place == 0) {
-                    Stat stat = curator.checkExists().usingWatcher(heldNodeWatcher).forPath(node);
+                    Stat stat = curator.checkExists().usingWatcher(watches.heldNodeWatcher()).forPath(node);
                     // Read the session after the node: the read went over the current connection, so a node of
                     // an ended session (Curator replaced it while we were blocked) cannot pass for ours.
                     long session = sessionId();
                     if (stat == null || stat.getEphemeralOwner() != session) {
-                        deleteIfExists(node);
+                        reaper.deleteIfExists(node);
                         node = null;
                         recreations++;
                         continue;
@@ -185,7 +177,7 @@ final class ZooKeeperLockProvider implements LockProvider {
                     return Optional.empty();
                 }
                 String predecessor = lockPath + "/" + queue.get(place - 1);
-                if (curator.checkExists().usingWatcher(predecessorWatcher).forPath(predecessor) == null) {
+                if (curator.checkExists().usingWatcher(watches.predecessorWatcher()).forPath(predecessor) == null) {
                     continue; // it went between the two reads: look again
                 }
                 waitingNodes.put(owner.id(), node);
@@ -201,49 +193,11 @@ final class ZooKeeperLockProvider implements LockProvider {
         } finally {
             if (!keepNode && node != null) {
                 if (failed && !failedByInterrupt) {
-                    deleteInBackground(node); // the connection is likely down: do not block on it again
+                    reaper.deleteInBackground(node); // the connection is likely down: do not block on it again
                 } else {
-                    deleteNow(node); // before returning, so nobody sees a waiter that has gone
+                    reaper.deleteNow(node); // before returning, so nobody sees a waiter that has gone
                 }
             }
-        }
-    }
-
-    private String create(String name, Owner owner) throws Exception {
-        byte[] data = new LockNodeData(owner.id(), owner.holder()).toBytes();
-        // Containers: the server deletes a lock's node once its last child is gone, so short-lived names
-        // leave nothing behind. No Curator "protection" needed: the owner id in the name finds the node
-        // again after a create whose answer was lost.
-        return curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .forPath(paths.nodePrefix(name, owner.id()), data);
-    }
-
-    /**
-     * Removes, from the queue and from the store, the owner's nodes other than {@code node}. Curator retries a
-     * create whose answer was lost with the connection, and the first attempt may have succeeded: that orphan
-     * has the owner's name, sits ahead of the owner's real node, and would make the owner wait for itself.
-     */
-    private List<String> withoutOrphansOf(Owner owner, String node, List<String> queue) {
-        String prefix = LockPaths.ownerPrefix(owner.id());
-        String own = LockPaths.nodeName(node);
-        List<String> kept = new ArrayList<>(queue.size());
-        for (String child : queue) {
-            if (child.startsWith(prefix) && !child.equals(own)) {
-                LOG.debug("deleting {}'s orphan node {} (a create retried after a lost answer)", owner.id(), child);
-                deleteNow(LockPaths.parent(node) + "/" + child);
-            } else {
-                kept.add(child);
-            }
-        }
-        return kept;
-    }
-
-    /** The children of a lock node; none if the container is gone (deleted by the server once empty). */
-    private List<String> children(String lockPath) throws Exception {
-        try {
-            return curator.getChildren().forPath(lockPath);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
         }
     }
 
@@ -265,7 +219,7 @@ final class ZooKeeperLockProvider implements LockProvider {
             // Through the leader first: a member cut from the quorum answers reads from its stale state.
             syncWithLeader(node.path());
             // Re-arming the watch costs nothing (one registration per watcher and node).
-            Stat stat = curator.checkExists().usingWatcher(heldNodeWatcher).forPath(node.path());
+            Stat stat = curator.checkExists().usingWatcher(watches.heldNodeWatcher()).forPath(node.path());
             return confirm(node, stat, sessionId(), ttl);
         } catch (Exception e) {
             throw storeFailure(grant.name(), "renew", e);
@@ -339,7 +293,7 @@ final class ZooKeeperLockProvider implements LockProvider {
         if (stat == null || stat.getEphemeralOwner() != node.sessionId || stat.getCzxid() != node.grant.fencingToken()
                 || currentSession != node.sessionId) {
             held.remove(node.path());
-            deleteInBackground(node.path());
+            reaper.deleteInBackground(node.path());
             return false;
         }
         held.extend(node, ttl);
@@ -357,18 +311,18 @@ final class ZooKeeperLockProvider implements LockProvider {
         if (node == null) {
             // Already reported lost or counted out: make sure it goes, without making the caller wait on a
             // connection that may be down.
-            deleteInBackground(path);
+            reaper.deleteInBackground(path);
             return false;
         }
         try {
             // The path holds the owner id, and owner ids are never reused: deleting it cannot hit another
             // holder's node. Leases are often closed in a finally block of an interrupted thread: release anyway.
-            uninterruptibly(() -> curator.delete().forPath(path));
+            NodeReaper.uninterruptibly(() -> curator.delete().forPath(path));
             return sessionId() == node.sessionId;
         } catch (KeeperException.NoNodeException e) {
             return false;
         } catch (Exception e) {
-            deleteInBackground(path);
+            reaper.deleteInBackground(path);
             throw storeFailure(grant.name(), "release", e);
         }
     }
@@ -377,20 +331,20 @@ final class ZooKeeperLockProvider implements LockProvider {
     public void releaseAmbiguous(String name, Owner owner) {
         String waiting = waitingNodes.remove(owner.id());
         if (waiting != null) {
-            deleteInBackground(waiting);
+            reaper.deleteInBackground(waiting);
         }
         for (String path : held.pathsOf(owner.id())) {
             held.remove(path);
-            deleteInBackground(path);
+            reaper.deleteInBackground(path);
         }
         String lockPath = paths.lockPath(name);
         String prefix = LockPaths.ownerPrefix(owner.id());
         try {
             // Often called after an interrupted acquire, whose create may have reached the server all the same.
-            List<String> children = uninterruptibly(() -> children(lockPath));
+            List<String> children = NodeReaper.uninterruptibly(() -> lockQueue.children(lockPath));
             for (String child : children) {
                 if (child.startsWith(prefix)) {
-                    deleteNow(lockPath + "/" + child);
+                    reaper.deleteNow(lockPath + "/" + child);
                 }
             }
         } catch (Exception e) {
@@ -402,7 +356,7 @@ final class ZooKeeperLockProvider implements LockProvider {
     public void cancel(String name, Owner owner) {
         String node = waitingNodes.remove(owner.id());
         if (node != null) {
-            deleteNow(node);
+            reaper.deleteNow(node);
         }
     }
 
@@ -410,83 +364,29 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        String lockPath = paths.lockPath(name);
         try {
-            List<String> queue;
-            try {
-                queue = LockPaths.queue(curator.getChildren().forPath(lockPath));
-            } catch (KeeperException.NoNodeException e) {
-                return Optional.empty();
-            }
-            HolderIdentity holder = null;
-            long token = -1;
-            List<HolderIdentity> waiters = new ArrayList<>();
-            for (String child : queue) {
-                Stat stat = new Stat();
-                byte[] data;
-                try {
-                    data = curator.getData().storingStatIn(stat).forPath(lockPath + "/" + child);
-                } catch (KeeperException.NoNodeException e) {
-                    continue; // left while we read: not in the queue any more
-                }
-                HolderIdentity identity = LockNodeData.fromBytes(data).holder();
-                if (holder == null) {
-                    holder = identity;
-                    token = stat.getCzxid();
-                } else {
-                    waiters.add(identity);
-                }
-            }
-            return holder == null ? Optional.empty()
-                    : Optional.of(new LockInfo(name, holder, token, null, waiters));
+            return lockQueue.inspect(name);
         } catch (Exception e) {
             throw storeFailure(name, "inspect", e);
         }
     }
 
     @Override
-    public AutoCloseable subscribe(String name, Runnable onChange) {
-        String lockPath = paths.lockPath(name);
-        subscribers.computeIfAbsent(lockPath, k -> new CopyOnWriteArrayList<>()).add(onChange);
-        return () -> subscribers.computeIfPresent(lockPath, (k, list) -> {
-            list.remove(onChange);
-            return list.isEmpty() ? null : list;
-        });
-    }
-
-    private void predecessorChanged(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.None || event.getPath() == null) {
-            notifyAllSubscribers();
-            return;
-        }
-        notifySubscribers(LockPaths.parent(event.getPath()));
-    }
-
-    private void heldNodeChanged(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-            held.lose(event.getPath(), "the lock node " + event.getPath() + " was deleted behind the holder's back"
-                    + " (its session expired, or an operator removed it)", null);
-            notifySubscribers(LockPaths.parent(event.getPath()));
-        }
-    }
-
-    private void notifySubscribers(String lockPath) {
-        List<Runnable> callbacks = subscribers.get(lockPath);
-        if (callbacks != null) {
-            callbacks.forEach(ZooKeeperLockProvider::runQuietly);
-        }
-    }
-
-    private void notifyAllSubscribers() {
-        subscribers.values().forEach(list -> list.forEach(ZooKeeperLockProvider::runQuietly));
-    }
-
-    private static void runQuietly(Runnable callback) {
+    public List<LockInfo> list(String prefix) {
+        List<LockInfo> listed = new ArrayList<>();
         try {
-            callback.run();
-        } catch (RuntimeException e) {
-            LOG.warn("lock release callback failed", e);
+            for (String name : lockQueue.namesStartingWith(prefix)) {
+                lockQueue.inspect(name).ifPresent(listed::add);
+            }
+        } catch (Exception e) {
+            throw storeFailure(null, "list", e);
         }
+        return listed;
+    }
+
+    @Override
+    public AutoCloseable subscribe(String name, Runnable onChange) {
+        return watches.subscribe(name, onChange);
     }
 
     // ---------------------------------------------------------------- session
@@ -517,14 +417,14 @@ final class ZooKeeperLockProvider implements LockProvider {
             case LOST -> {
                 held.loseAll(session -> true, "the ZooKeeper session was lost (expired, or not reconnected"
                         + " within the session timeout)", null);
-                notifyAllSubscribers();
+                watches.notifyAllSubscribers();
             }
             case RECONNECTED -> {
-                retryPendingDeletes();
+                reaper.retryPending();
                 long current = currentSessionIdOrZero();
                 held.loseAll(session -> session != current, "reconnected to ZooKeeper with a new session: the old"
                         + " session and its lock nodes are gone", null);
-                notifyAllSubscribers();
+                watches.notifyAllSubscribers();
             }
             default -> {
             }
@@ -680,86 +580,6 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     private static String path(Grant grant) {
         return grant.handle() instanceof String path ? path : null;
-    }
-
-    private void deleteIfExists(String path) throws Exception {
-        try {
-            curator.delete().forPath(path);
-        } catch (KeeperException.NoNodeException ignored) {
-            // gone already
-        }
-    }
-
-    /**
-     * Deletes a node and waits for it; if the store cannot be reached, the deletion is left to
-     * {@link #deleteInBackground}, so the node goes as soon as the connection is back, or with its session.
-     */
-    private void deleteNow(String path) {
-        try {
-            uninterruptibly(() -> curator.delete().forPath(path));
-        } catch (KeeperException.NoNodeException ignored) {
-            // gone already
-        } catch (Exception e) {
-            LOG.debug("deleting {} failed; trying again in the background", path, e);
-            deleteInBackground(path);
-        }
-    }
-
-    /**
-     * Runs a clean-up step to its end even when the thread is interrupted: a cancelled wait must not leave
-     * its queue node behind because the interrupt that cancelled it also aborted the delete. The interrupt
-     * flag is set again afterwards, for the caller.
-     */
-    private static <T> T uninterruptibly(Callable<T> step) throws Exception {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return step.call();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * Deletes a node without waiting. Until the server confirms it (or says it is gone), the path stays in
-     * {@link #pendingDeletes} and is tried again on every reconnection: a lock reported lost while the
-     * connection was down must not stay taken for as long as the session lives.
-     */
-    private void deleteInBackground(String path) {
-        pendingDeletes.add(path);
-        try {
-            curator.delete().inBackground((client, event) -> {
-                int code = event.getResultCode();
-                LOG.debug("background deletion of {}: {}", path, KeeperException.Code.get(code));
-                if (code == KeeperException.Code.OK.intValue() || code == KeeperException.Code.NONODE.intValue()
-                        || code == KeeperException.Code.SESSIONEXPIRED.intValue()) {
-                    pendingDeletes.remove(path); // deleted, or gone with its session
-                } else {
-                    retryDeleteLater(path);
-                }
-            }).forPath(path);
-        } catch (Exception e) {
-            LOG.debug("could not send the deletion of {}; tried again on reconnection", path, e);
-        }
-    }
-
-    private void retryDeleteLater(String path) {
-        try {
-            timers.schedule(() -> {
-                if (pendingDeletes.contains(path)) {
-                    deleteInBackground(path);
-                }
-            }, DELETE_RETRY_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closed) {
-            // the provider is closing: its session ends, and its nodes with it
-        }
-    }
-
-    private void retryPendingDeletes() {
-        for (String path : new ArrayList<>(pendingDeletes)) {
-            deleteInBackground(path);
-        }
     }
 
     private LockException storeFailure(String name, String action, Exception e) {

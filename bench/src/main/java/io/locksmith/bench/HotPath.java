@@ -59,7 +59,8 @@ public final class HotPath {
         // Locksmith's own scripts sent by hand over the same pool: the store's share of the difference.
         String acquire = jedis.scriptLoad(script("acquire.lua"));
         String release = jedis.scriptLoad(script("release.lua"));
-        String holder = new io.locksmith.HolderIdentity("0123456789abcdef", "1234@host", "main", 1, null).encode();
+        String holder = io.locksmith.spi.HolderCodec.encode(
+                new io.locksmith.HolderIdentity("0123456789abcdef", "1234@host", "main", 1, null));
         long[] sequence = {0};
         variants.put("raw: Locksmith's acquire.lua + release.lua", name -> {
             String owner = "0123456789abcdef:" + (++sequence[0]);

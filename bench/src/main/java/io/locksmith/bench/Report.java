@@ -1,5 +1,14 @@
 package io.locksmith.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +38,10 @@ final class Report {
                     new Column("requests_per_round", "requests per lease/3", false),
                     new Column("client_cpu_pct", "client CPU %", true), new Column("heap_mb", "heap MB", true),
                     new Column("locks_lost", "locks lost", false)));
+
+    /** Keeps the four decimals of {@link #jsonNumber} as they are (100.0000, not 1E+2). */
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
 
     private final List<Result> results;
     private final Map<String, String> environment;
@@ -256,46 +269,35 @@ final class Report {
     }
 
     String json() {
-        StringBuilder json = new StringBuilder("{\n  \"environment\": {");
-        String sep = "\n";
-        for (Map.Entry<String, String> e : environment.entrySet()) {
-            json.append(sep).append("    ").append(quote(e.getKey())).append(": ").append(quote(e.getValue()));
-            sep = ",\n";
-        }
-        json.append("\n  },\n  \"results\": [");
-        sep = "\n";
+        ObjectNode document = JSON.createObjectNode();
+        ObjectNode environmentNode = document.putObject("environment");
+        environment.forEach(environmentNode::put);
+        ArrayNode resultNodes = document.putArray("results");
         for (Result r : results) {
-            json.append(sep).append("    {\"scenario\": ").append(quote(r.scenario().name().toLowerCase(Locale.ROOT)))
-                    .append(", \"store\": ").append(quote(r.store().name().toLowerCase(Locale.ROOT)))
-                    .append(", \"subject\": ").append(quote(r.subject()))
-                    .append(", \"locksmith\": ").append(r.locksmith())
-                    .append(", \"baseline\": ").append(r.baseline());
+            ObjectNode node = resultNodes.addObject();
+            node.put("scenario", r.scenario().name().toLowerCase(Locale.ROOT));
+            node.put("store", r.store().name().toLowerCase(Locale.ROOT));
+            node.put("subject", r.subject());
+            node.put("locksmith", r.locksmith());
+            node.put("baseline", r.baseline());
             if (r.ok()) {
-                json.append(", \"metrics\": {");
-                String inner = "";
-                for (Map.Entry<String, Double> m : r.metrics().entrySet()) {
-                    json.append(inner).append(quote(m.getKey())).append(": ").append(jsonNumber(m.getValue()));
-                    inner = ", ";
-                }
-                json.append("}");
+                ObjectNode metrics = node.putObject("metrics");
+                r.metrics().forEach((metric, value) -> metrics.put(metric, jsonNumber(value)));
                 if (!r.baseline() && r.scenario() != Scenario.ROUND_TRIP) {
-                    json.append(", \"ratios\": {");
-                    inner = "";
+                    ObjectNode ratios = node.putObject("ratios");
                     for (Column column : COLUMNS.get(r.scenario())) {
-                        json.append(inner).append(quote(column.metric())).append(": ")
-                                .append(jsonNumber(ratio(r, column.metric())));
-                        inner = ", ";
+                        ratios.put(column.metric(), jsonNumber(ratio(r, column.metric())));
                     }
-                    json.append("}");
                 }
             } else {
-                json.append(", \"failure\": ").append(quote(r.failure()));
+                node.put("failure", r.failure());
             }
-            json.append("}");
-            sep = ",\n";
         }
-        json.append("\n  ]\n}\n");
-        return json.toString();
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(document) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("cannot write the bench report as JSON", e);
+        }
     }
 
     static String num(double value) {
@@ -315,29 +317,10 @@ final class Report {
         return Double.isNaN(ratio) || Double.isInfinite(ratio) ? "–" : String.format(Locale.ROOT, "%.2f", ratio);
     }
 
-    private static String jsonNumber(Double value) {
-        return value == null || value.isNaN() || value.isInfinite() ? "null" : String.format(Locale.ROOT, "%.4f", value);
-    }
-
-    static String quote(String text) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
+    /** Four decimals, as the Markdown tables are read; null where a measure is missing or undefined. */
+    private static BigDecimal jsonNumber(Double value) {
+        return value == null || value.isNaN() || value.isInfinite()
+                ? null : BigDecimal.valueOf(value).setScale(4, RoundingMode.HALF_UP);
     }
 
     private static String capitalize(String text) {

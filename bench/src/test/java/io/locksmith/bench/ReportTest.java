@@ -1,5 +1,7 @@
 package io.locksmith.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
@@ -58,7 +60,7 @@ class ReportTest {
     }
 
     @Test
-    void markdownAndJsonCarryEveryRowAndTheFailures() {
+    void markdownAndJsonCarryEveryRowAndTheFailures() throws Exception {
         Result missing = Result.failed(Scenario.RENEWAL, new Subjects.Entry(
                 new LocksmithSubject("Locksmith over jetcd", Store.ETCD, "etcd://x"), false), "backend \"etcd\" missing");
         Report withFailure = new Report(List.of(raw, locksmith, missing), new LinkedHashMap<>());
@@ -68,8 +70,11 @@ class ReportTest {
         assertTrue(markdown.contains("| **Locksmith over Jedis** | 105 | 1.05 | 300 | 0.75 | 9,500 | 1.06 |"), markdown);
         assertTrue(markdown.contains("- etcd, renewal, Locksmith over jetcd: backend \"etcd\" missing"), markdown);
         String json = withFailure.json();
-        assertTrue(json.contains("\"failure\": \"backend \\\"etcd\\\" missing\""), json);
-        assertTrue(json.contains("\"ratios\": {\"p50_us\": 1.0500"), json);
+        JsonNode rows = new ObjectMapper().readTree(json).get("results");
+        assertEquals(3, rows.size(), json);
+        assertEquals("backend \"etcd\" missing", rows.get(2).get("failure").asText(), json);
+        assertTrue(json.contains("\"p50_us\" : 1.0500"), json);
+        assertEquals(1.05, rows.get(1).get("ratios").get("p50_us").doubleValue(), 1e-9, json);
     }
 
     @Test

@@ -30,7 +30,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -230,6 +232,24 @@ final class DefaultLockClient implements LockClient {
         LockNames.validate(name);
         ensureOpen();
         return inspectWithin(name);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, Duration timeout) {
+        Objects.requireNonNull(prefix, "prefix cannot be null");
+        Objects.requireNonNull(timeout, "timeout cannot be null");
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        ensureOpen();
+        try {
+            // Bounded like every store call: a listing that takes longer goes on in the background, unseen.
+            return List.copyOf(storeCalls.call(null, "list '" + prefix + "*'", () -> provider.list(prefix),
+                    timeout.toNanos(), null));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.locksmith.LockInterruptedException(null, e);
+        }
     }
 
     /** Asks the store who holds {@code name}, waiting at most the command time-out. */
@@ -489,7 +509,16 @@ final class DefaultLockClient implements LockClient {
             // A session-bound store has no TTL of its own: the lock lives as long as the session, which a stuck
             // holder keeps alive. The lease time and the maximum hold are enforced here, by an owner-checked
             // release, on the renewal thread (this may be a holder's isHeld() call, which must stay local).
-            storeCalls.runInBackground(lock.name(), "release at the lease deadline", () -> releaseInStore(lock));
+            Runnable release = () -> storeCalls.runInBackground(lock.name(), "release at the lease deadline",
+                    () -> releaseInStore(lock));
+            long untilTtlEnds = lock.ttlEndsAt - System.nanoTime();
+            if (reason == LossReason.EXPIRED && untilTtlEnds > 0) {
+                // The holder is told at its deadline, which a grant's shorter validity (etcd's shared lease) can
+                // put well before the TTL asked for; the lock itself goes at that TTL, not before (R3.3).
+                CompletableFuture.delayedExecutor(untilTtlEnds, TimeUnit.NANOSECONDS).execute(release);
+            } else {
+                release.run();
+            }
         }
     }
 

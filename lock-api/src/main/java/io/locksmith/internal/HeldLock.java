@@ -32,6 +32,11 @@ final class HeldLock {
 
     /** Past this the store may have freed the lock; the lease counts as lost. Written by one thread at a time. */
     volatile long deadline;
+    /**
+     * When the TTL asked for at the last confirmation runs out, counted from before its request: a store may keep
+     * the lock until then, so freeing it earlier frees it early for everyone else (R3.2, R3.3).
+     */
+    volatile long ttlEndsAt;
     /** When the renewal thread should renew next. */
     volatile long renewAt;
     /** Whether the last renewal attempt failed with a store error (the loss reason if the deadline passes). */
@@ -54,6 +59,7 @@ final class HeldLock {
     void confirmed(long sentAt, long validityNanos) {
         // Saturating: a lease time near the limit must not wrap a deadline into the past.
         this.deadline = saturatedAdd(sentAt, validityNanos - driftMargin(validityNanos));
+        this.ttlEndsAt = saturatedAdd(sentAt, ttlNanos);
         this.renewAt = saturatedAdd(sentAt, ttlNanos / 3);
         this.lastRenewalFailed = false;
         this.lastRenewalError = null;

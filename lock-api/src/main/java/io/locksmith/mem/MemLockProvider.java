@@ -9,6 +9,7 @@ import io.locksmith.spi.Registry;
 
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -41,6 +42,11 @@ final class MemLockProvider implements LockProvider {
     @Override
     public Optional<LockInfo> inspect(String name) {
         return Optional.ofNullable(store.inspect(name));
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return store.list(prefix);
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -116,6 +117,19 @@ public final class MemStore {
             return null;
         }
         return new LockInfo(lock, entry.holder, entry.token, Duration.ofNanos(entry.expiresAt - now), List.of());
+    }
+
+    synchronized List<LockInfo> list(String prefix) {
+        List<LockInfo> held = new ArrayList<>();
+        for (String lock : new TreeSet<>(locks.keySet())) {
+            if (lock.startsWith(prefix)) {
+                LockInfo info = inspect(lock);
+                if (info != null) {
+                    held.add(info);
+                }
+            }
+        }
+        return held;
     }
 
     /** Test hook: the lock expires now, as if its TTL had run out (Redis: {@code PEXPIRE key 1}). */

@@ -98,6 +98,20 @@ public interface LockProvider extends AutoCloseable {
      */
     Optional<LockInfo> inspect(String name);
 
+    /**
+     * The locks held now whose names start with {@code prefix}, each with its holder, fencing token and, where
+     * the store keeps them, remaining lease and waiters; sorted by name. Optional: what {@code lockctl inspect
+     * --prefix} and {@link io.locksmith.LockClient#list} use, so that no tool has to know this store's key
+     * layout. Reads only; a name released while the listing runs may be left out.
+     *
+     * @param prefix the start of the names; the empty string lists every held lock
+     * @throws UnsupportedOperationException if this provider cannot list (the default)
+     * @throws LockStoreException            if the store could not be asked
+     */
+    default List<LockInfo> list(String prefix) {
+        throw new UnsupportedOperationException(describe() + " cannot list its locks");
+    }
+
     /** What this provider supports beyond the required rules. */
     Set<Capability> capabilities();
 

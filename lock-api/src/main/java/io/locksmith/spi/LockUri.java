@@ -144,6 +144,31 @@ public final class LockUri {
         return Optional.ofNullable(userInfo);
     }
 
+    /**
+     * The user name of the user info: what stands before its first {@code :}, or all of it without one
+     * ({@code postgres://app:secret@host}, {@code postgres://app@host}).
+     *
+     * @return the user, or empty without user info
+     * @throws LockConfigurationException if there is user info without a user name ({@code :secret@host})
+     */
+    public Optional<String> user() {
+        if (userInfo == null) {
+            return Optional.empty();
+        }
+        int colon = userInfo.indexOf(':');
+        String user = colon >= 0 ? userInfo.substring(0, colon) : userInfo;
+        if (user.isEmpty()) {
+            throw new LockConfigurationException("'" + this + "' has user info without a user name");
+        }
+        return Optional.of(user);
+    }
+
+    /** The password of the user info: what stands after its first {@code :}; empty without one. */
+    public Optional<String> password() {
+        int colon = userInfo == null ? -1 : userInfo.indexOf(':');
+        return colon < 0 ? Optional.empty() : Optional.of(userInfo.substring(colon + 1));
+    }
+
     /** The path, e.g. {@code /locks} or {@code /0}; empty when there is none. */
     public String path() {
         return path;

@@ -28,8 +28,8 @@ import java.util.stream.Collectors;
         description = {
                 "Shows who holds the named locks: holder identity (client, process, thread, trace id), fencing token, "
                         + "remaining lease, and the waiters where the store keeps a queue.",
-                "--prefix lists the held locks whose names start with a prefix, on stores that can list: "
-                        + LockListers.SUPPORTED + ".",
+                "--prefix lists the held locks whose names start with a prefix, through the store's backend: mem://, "
+                        + "Redis (single, Sentinel, RedLock), ZooKeeper, etcd and PostgreSQL can list.",
                 "Reads only."})
 final class InspectCommand implements Callable<Integer> {
 
@@ -60,19 +60,17 @@ final class InspectCommand implements Callable<Integer> {
             throw new UsageException("give at least one lock NAME, or --prefix PREFIX");
         }
         Duration listTimeout = DoctorCommand.parseDuration(timeout, "--timeout");
-        Set<String> toInspect = new LinkedHashSet<>(names);
-        if (prefix != null) {
-            LockUri parsed = LockUri.parse(uri);
-            LockLister lister = LockListers.forScheme(parsed.scheme()).orElseThrow(() -> new UsageException(
-                    "--prefix is not supported for " + parsed.scheme() + "://; stores that can list: " + LockListers.SUPPORTED));
-            toInspect.addAll(lister.list(parsed, prefix, listTimeout));
-        }
         Map<String, Optional<LockInfo>> results = new LinkedHashMap<>();
         try (LockClient client = LockClient.open(uri);
              Progress ignored = Progress.start(spec.commandLine().getErr(), "inspecting",
-                     () -> results.size() + " of " + toInspect.size())) {
-            for (String name : toInspect) {
+                     () -> results.size() + " of " + names.size())) {
+            for (String name : new LinkedHashSet<>(names)) {
                 results.put(name, client.inspect(name));
+            }
+            if (prefix != null) {
+                for (LockInfo held : listed(client, uri, listTimeout)) {
+                    results.putIfAbsent(held.lockName(), Optional.of(held));
+                }
             }
         }
         PrintWriter out = spec.commandLine().getOut();
@@ -82,6 +80,15 @@ final class InspectCommand implements Callable<Integer> {
             printTable(out, results);
         }
         return ExitCode.OK;
+    }
+
+    private List<LockInfo> listed(LockClient client, String uri, Duration listTimeout) {
+        try {
+            return client.list(prefix, listTimeout);
+        } catch (UnsupportedOperationException e) {
+            throw new UsageException("--prefix is not supported for " + LockUri.parse(uri).scheme() + "://: "
+                    + e.getMessage());
+        }
     }
 
     private static void printTable(PrintWriter out, Map<String, Optional<LockInfo>> results) {

@@ -1,74 +1,24 @@
 package io.locksmith.lockctl;
 
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
-/** A minimal JSON writer for {@code --json} output: maps, lists, strings, numbers, booleans and null. */
+import java.io.UncheckedIOException;
+
+/** The {@code --json} output of every command: documents of maps, lists, strings, numbers, booleans and null. */
 final class Json {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private Json() {
     }
 
-    static String write(Object value) {
-        StringBuilder out = new StringBuilder();
-        write(value, out);
-        return out.toString();
-    }
-
-    private static void write(Object value, StringBuilder out) {
-        if (value == null) {
-            out.append("null");
-        } else if (value instanceof String text) {
-            string(text, out);
-        } else if (value instanceof Number || value instanceof Boolean) {
-            out.append(value);
-        } else if (value instanceof Map<?, ?> map) {
-            out.append('{');
-            Iterator<? extends Map.Entry<?, ?>> entries = map.entrySet().iterator();
-            while (entries.hasNext()) {
-                Map.Entry<?, ?> entry = entries.next();
-                string(String.valueOf(entry.getKey()), out);
-                out.append(':');
-                write(entry.getValue(), out);
-                if (entries.hasNext()) {
-                    out.append(',');
-                }
-            }
-            out.append('}');
-        } else if (value instanceof List<?> list) {
-            out.append('[');
-            for (int i = 0; i < list.size(); i++) {
-                if (i > 0) {
-                    out.append(',');
-                }
-                write(list.get(i), out);
-            }
-            out.append(']');
-        } else {
-            string(value.toString(), out);
+    static String write(Object document) {
+        try {
+            return MAPPER.writeValueAsString(document);
+        } catch (JsonProcessingException e) {
+            // Only plain maps, lists and scalars reach here; a failure is a bug in the command, not bad input.
+            throw new UncheckedIOException("cannot write the --json document", e);
         }
-    }
-
-    private static void string(String text, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 }

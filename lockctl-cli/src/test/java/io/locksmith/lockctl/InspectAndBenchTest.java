@@ -49,11 +49,28 @@ class InspectAndBenchTest {
     }
 
     @Test
+    void inspectPrefixListsTheHeldLocksThroughTheBackend() {
+        String uri = "mem://inspect-" + UUID.randomUUID();
+        try (LockClient client = LockClient.open(uri);
+             Lease first = client.lock("order:1").acquire(Duration.ofSeconds(5));
+             Lease second = client.lock("order:2").acquire(Duration.ofSeconds(5));
+             Lease other = client.lock("invoice:1").acquire(Duration.ofSeconds(5))) {
+            Run run = Run.lockctl("inspect", "--uri", uri, "--json", "--prefix", "order:");
+
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            String json = run.out().strip();
+            assertTrue(json.contains("{\"name\":\"order:1\",\"held\":true,"), json);
+            assertTrue(json.contains("\"fencingToken\":" + second.fencingToken()), json);
+            assertTrue(!json.contains("invoice:1") && first.isHeld() && other.isHeld(), json);
+        }
+    }
+
+    @Test
     void inspectPrefixOnAStoreThatCannotListIsAUsageError() {
-        Run run = Run.lockctl("inspect", "--uri", "mem://", "--prefix", "order:");
+        Run run = Run.lockctl("inspect", "--uri", "brokenlock://", "--prefix", "order:");
 
         assertEquals(ExitCode.USAGE, run.exitCode(), run.both());
-        assertTrue(run.err().startsWith("lockctl: --prefix is not supported for mem://"), run.both());
+        assertTrue(run.err().startsWith("lockctl: --prefix is not supported for brokenlock://"), run.both());
     }
 
     @Test

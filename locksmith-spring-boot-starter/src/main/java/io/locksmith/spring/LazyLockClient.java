@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -149,6 +150,11 @@ final class LazyLockClient implements LockClient {
     @Override
     public Optional<LockInfo> inspect(String name) {
         return connected(name).inspect(name);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, Duration timeout) {
+        return connected(prefix).list(prefix, timeout);
     }
 
     @Override

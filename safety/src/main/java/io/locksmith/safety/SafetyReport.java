@@ -1,7 +1,13 @@
 package io.locksmith.safety;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import io.locksmith.tck.WorkloadReport;
 
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -27,6 +33,8 @@ import java.util.Map;
 public record SafetyReport(String deployment, String description, Duration duration, WorkloadReport workload,
                            List<FaultRecord> faults, long staleHolderWrites, long staleHolderWritesAccepted,
                            long staleHoldersNotTold, long doubleGrants) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** No stale write accepted (workload or stale holders), tokens in order, every stale holder told. */
     public boolean isSafe() {
@@ -113,58 +121,35 @@ public record SafetyReport(String deployment, String description, Duration durat
 
     /** The report as JSON. */
     public String toJson() {
-        StringBuilder json = new StringBuilder("{\n");
-        field(json, "deployment", quote(deployment));
-        field(json, "description", quote(description));
-        field(json, "durationMillis", duration.toMillis());
-        field(json, "safe", isSafe());
-        field(json, "operations", workload.operations());
-        field(json, "acquireTimeouts", workload.acquireTimeouts());
-        field(json, "errors", workload.errors());
-        field(json, "overlaps", workload.overlaps());
-        field(json, "doubleGrants", doubleGrants);
-        field(json, "staleWritesAccepted", workload.staleWritesAccepted() + staleHolderWritesAccepted);
-        field(json, "staleWritesRejected", workload.staleWritesRejected());
-        field(json, "staleHolderWrites", staleHolderWrites);
-        field(json, "staleHoldersNotTold", staleHoldersNotTold);
-        field(json, "tokenMonotonicityViolations", workload.tokenMonotonicityViolations());
-        field(json, "leasesLostInside", workload.leasesLostInside());
-        json.append("  \"faults\": [\n");
-        for (int i = 0; i < faults.size(); i++) {
-            FaultRecord record = faults.get(i);
-            json.append("    {\"fault\": ").append(quote(record.fault().name().toLowerCase(Locale.ROOT)))
-                    .append(", \"atMillis\": ").append(record.atMillis())
-                    .append(", \"durationMillis\": ").append(record.durationMillis())
-                    .append(", \"violation\": ").append(record.violation())
-                    .append(", \"outcome\": ").append(quote(record.outcome())).append("}")
-                    .append(i + 1 < faults.size() ? ",\n" : "\n");
+        ObjectNode json = JSON.createObjectNode();
+        json.put("deployment", deployment);
+        json.put("description", description);
+        json.put("durationMillis", duration.toMillis());
+        json.put("safe", isSafe());
+        json.put("operations", workload.operations());
+        json.put("acquireTimeouts", workload.acquireTimeouts());
+        json.put("errors", workload.errors());
+        json.put("overlaps", workload.overlaps());
+        json.put("doubleGrants", doubleGrants);
+        json.put("staleWritesAccepted", workload.staleWritesAccepted() + staleHolderWritesAccepted);
+        json.put("staleWritesRejected", workload.staleWritesRejected());
+        json.put("staleHolderWrites", staleHolderWrites);
+        json.put("staleHoldersNotTold", staleHoldersNotTold);
+        json.put("tokenMonotonicityViolations", workload.tokenMonotonicityViolations());
+        json.put("leasesLostInside", workload.leasesLostInside());
+        ArrayNode faultNodes = json.putArray("faults");
+        for (FaultRecord record : faults) {
+            faultNodes.addObject()
+                    .put("fault", record.fault().name().toLowerCase(Locale.ROOT))
+                    .put("atMillis", record.atMillis())
+                    .put("durationMillis", record.durationMillis())
+                    .put("violation", record.violation())
+                    .put("outcome", record.outcome());
         }
-        json.append("  ]\n}\n");
-        return json.toString();
-    }
-
-    private static void field(StringBuilder json, String name, Object value) {
-        json.append("  \"").append(name).append("\": ").append(value).append(",\n");
-    }
-
-    static String quote(String text) {
-        StringBuilder quoted = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                case '\n' -> quoted.append("\\n");
-                case '\r' -> quoted.append("\\r");
-                case '\t' -> quoted.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        quoted.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        quoted.append(c);
-                    }
-                }
-            }
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException("cannot write the safety report of " + deployment + " as JSON", e);
         }
-        return quoted.append('"').toString();
     }
 }

@@ -1,0 +1,133 @@
+package io.locksmith.zookeeper;
+
+import io.locksmith.HolderIdentity;
+import io.locksmith.LockInfo;
+import io.locksmith.spi.Owner;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * The queue recipe on the tree: an owner's ephemeral sequential node under the lock's container node, the queue
+ * read in sequence order, orphans of retried creates removed, and what a queue says about its holder and waiters.
+ * Whether the first node may be reported held (session proof, lease bookkeeping) is the provider's decision.
+ */
+final class LockQueue {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LockQueue.class);
+
+    private final CuratorFramework curator;
+    private final LockPaths paths;
+    private final NodeReaper reaper;
+
+    LockQueue(CuratorFramework curator, LockPaths paths, NodeReaper reaper) {
+        this.curator = curator;
+        this.paths = paths;
+        this.reaper = reaper;
+    }
+
+    /** Puts the owner's node at the end of the lock's queue. */
+    String create(String name, Owner owner) throws Exception {
+        byte[] data = new LockNodeData(owner.id(), owner.holder()).toBytes();
+        // Containers: the server deletes a lock's node once its last child is gone, so short-lived names
+        // leave nothing behind. No Curator "protection" needed: the owner id in the name finds the node
+        // again after a create whose answer was lost.
+        return curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPath(paths.nodePrefix(name, owner.id()), data);
+    }
+
+    /**
+     * Removes, from the queue and from the store, the owner's nodes other than {@code node}. Curator retries a
+     * create whose answer was lost with the connection, and the first attempt may have succeeded: that orphan
+     * has the owner's name, sits ahead of the owner's real node, and would make the owner wait for itself.
+     */
+    List<String> withoutOrphansOf(Owner owner, String node, List<String> queue) {
+        String prefix = LockPaths.ownerPrefix(owner.id());
+        String own = LockPaths.nodeName(node);
+        List<String> kept = new ArrayList<>(queue.size());
+        for (String child : queue) {
+            if (child.startsWith(prefix) && !child.equals(own)) {
+                LOG.debug("deleting {}'s orphan node {} (a create retried after a lost answer)", owner.id(), child);
+                reaper.deleteNow(LockPaths.parent(node) + "/" + child);
+            } else {
+                kept.add(child);
+            }
+        }
+        return kept;
+    }
+
+    /** The children of a lock node; none if the container is gone (deleted by the server once empty). */
+    List<String> children(String lockPath) throws Exception {
+        try {
+            return curator.getChildren().forPath(lockPath);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    /** Who holds {@code name} (the first node of its queue) and who waits behind it, in queue order. */
+    Optional<LockInfo> inspect(String name) throws Exception {
+        String lockPath = paths.lockPath(name);
+        List<String> queue;
+        try {
+            queue = LockPaths.queue(curator.getChildren().forPath(lockPath));
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        }
+        HolderIdentity holder = null;
+        long token = -1;
+        List<HolderIdentity> waiters = new ArrayList<>();
+        for (String child : queue) {
+            Stat stat = new Stat();
+            byte[] data;
+            try {
+                data = curator.getData().storingStatIn(stat).forPath(lockPath + "/" + child);
+            } catch (KeeperException.NoNodeException e) {
+                continue; // left while we read: not in the queue any more
+            }
+            HolderIdentity identity = LockNodeData.fromBytes(data).holder();
+            if (holder == null) {
+                holder = identity;
+                token = stat.getCzxid();
+            } else {
+                waiters.add(identity);
+            }
+        }
+        return holder == null ? Optional.empty()
+                : Optional.of(new LockInfo(name, holder, token, null, waiters));
+    }
+
+    /**
+     * The lock names under the base node that start with {@code prefix}, sorted: every lock name is one child of
+     * the base node. A name here may be free (a container whose queue is empty until the server deletes it).
+     */
+    SortedSet<String> namesStartingWith(String prefix) throws Exception {
+        List<String> children;
+        try {
+            children = curator.getChildren().forPath(paths.base());
+        } catch (KeeperException.NoNodeException e) {
+            return new TreeSet<>();
+        }
+        SortedSet<String> names = new TreeSet<>();
+        for (String child : children) {
+            try {
+                String name = LockPaths.decodeSegment(child);
+                if (name.startsWith(prefix)) {
+                    names.add(name);
+                }
+            } catch (IllegalArgumentException notALockOfOurs) {
+                // a node someone else put under the base: not a Locksmith lock name
+            }
+        }
+        return names;
+    }
+}
