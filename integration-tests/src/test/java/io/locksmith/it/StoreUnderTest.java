@@ -150,10 +150,15 @@ final class StoreUnderTest implements AutoCloseable {
                     if (full.equals("/zookeeper")) {
                         continue;
                     }
-                    pending.add(full);
                     // Directories the provider keeps (base path, per-lock parents) are structure, not locks: a lock
-                    // or queue entry is a leaf node that is ephemeral.
-                    if (zk.exists(full, false).getEphemeralOwner() != 0) {
+                    // or queue entry is a leaf node that is ephemeral. A node may go between the two reads: the
+                    // server deletes an empty lock container within a second (EmbeddedZooKeeper's check interval).
+                    org.apache.zookeeper.data.Stat stat = zk.exists(full, false);
+                    if (stat == null) {
+                        continue;
+                    }
+                    pending.add(full);
+                    if (stat.getEphemeralOwner() != 0) {
                         nodes.add(full);
                     }
                 }
