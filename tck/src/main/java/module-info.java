@@ -10,6 +10,9 @@ module io.locksmith.tck {
     requires awaitility;
     requires org.slf4j; // R8.8 sets a trace id in the MDC
 
+    // The kit reads a store's minimum lease from its provider to pick its timing scale.
+    uses io.locksmith.spi.LockProviderFactory;
+
     exports io.locksmith.tck;
     exports io.locksmith.tck.fault;
 

@@ -47,7 +47,7 @@ final class Calls {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 throw new LockStoreException(lockName, store + " did not answer " + what + " within " + timeout
-                        + (last == null ? "" : " (last error: " + last.getMessage() + ")"), last);
+                        + lastError(last), last);
             }
             CompletableFuture<T> future = request.get();
             try {
@@ -72,6 +72,22 @@ final class Calls {
                 }
             }
         }
+    }
+
+    /**
+     * What the last attempt met, for the message: an attempt that got no answer at all says so (a time-out has no
+     * message of its own, which used to print as "(last error: null)").
+     */
+    static String lastError(Throwable last) {
+        if (last == null) {
+            return "";
+        }
+        if (last instanceof TimeoutException) {
+            return " (the last attempt got no answer)";
+        }
+        String message = last.getMessage();
+        return " (last error: " + (message == null || message.isBlank() ? last.getClass().getSimpleName() : message)
+                + ")";
     }
 
     /** Failures that a later attempt may not meet: no leader yet, a member down, a lost proposal. */

@@ -381,7 +381,22 @@ final class EtcdLockProvider implements LockProvider {
         for (KeyValue waiter : queue.subList(1, queue.size())) {
             waiters.add(identity(waiter));
         }
-        return Optional.of(new LockInfo(name, identity(holder), holder.getCreateRevision(), null, waiters));
+        return Optional.of(new LockInfo(name, identity(holder), holder.getCreateRevision(), timeToLive(holder, name),
+                waiters));
+    }
+
+    /**
+     * What is left of the holder key's lease, as etcd counts it (whole seconds): the most the key can stay if its
+     * holder goes silent now. Null for a key without a lease, or one whose lease is already gone.
+     */
+    private Duration timeToLive(KeyValue key, String name) {
+        if (key.getLease() == 0) {
+            return null;
+        }
+        long seconds = Calls.await(() -> client.getLeaseClient().timeToLive(key.getLease(),
+                io.etcd.jetcd.options.LeaseOption.DEFAULT), settings.timeout(), store, name, "read the lease of")
+                .getTTL();
+        return seconds < 0 ? null : Duration.ofSeconds(seconds);
     }
 
     /**

@@ -22,6 +22,13 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
         return Set.of("etcd");
     }
 
+    /** Parses the settings as {@link #create} does, without connecting. */
+    @Override
+    public boolean validate(LockUri uri) {
+        EtcdSettings.from(uri);
+        return true;
+    }
+
     @Override
     public LockProvider create(LockUri uri, ProviderContext context) {
         EtcdSettings settings = EtcdSettings.from(uri);

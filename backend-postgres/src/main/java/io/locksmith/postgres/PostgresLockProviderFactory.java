@@ -29,6 +29,13 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         return Set.of("postgres", "postgresql");
     }
 
+    /** Parses the settings as {@link #create} does, without connecting. */
+    @Override
+    public boolean validate(LockUri uri) {
+        PostgresSettings.from(uri);
+        return true;
+    }
+
     @Override
     public LockProvider create(LockUri uri, ProviderContext context) {
         PostgresSettings settings = PostgresSettings.from(uri);

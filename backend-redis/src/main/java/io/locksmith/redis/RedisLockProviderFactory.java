@@ -38,6 +38,13 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
         return Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock");
     }
 
+    /** Parses the settings as {@link #create} does, without connecting. */
+    @Override
+    public boolean validate(LockUri uri) {
+        RedisSettings.parse(uri);
+        return true;
+    }
+
     @Override
     public LockProvider create(LockUri uri, ProviderContext context) {
         RedisSettings settings = RedisSettings.parse(uri);

@@ -30,6 +30,13 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
         return Set.of("zookeeper");
     }
 
+    /** Parses the settings as {@link #create} does, without connecting. */
+    @Override
+    public boolean validate(LockUri uri) {
+        ZooKeeperSettings.from(uri);
+        return true;
+    }
+
     @Override
     public LockProvider create(LockUri uri, ProviderContext context) {
         ZooKeeperSettings settings = ZooKeeperSettings.from(uri);
@@ -41,6 +48,11 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
                 // An operation retries while the connection is down, but no longer than one connection timeout:
                 // a lock call never hangs for long on a dead ensemble.
                 .retryPolicy(new RetryUntilElapsed(connectionMillis, RETRY_SLEEP_MILLIS))
+                // The hosts of the URI are the ones to use. Curator's ensemble tracker would replace them with the
+                // addresses the servers give in their own configuration, bypassing whatever the URI goes through
+                // (a proxy, a load balancer, NAT, DNS names): a client told to use one path to the ensemble then
+                // quietly uses another. Found by R7.7, whose client went around its silenced proxies.
+                .ensembleTracker(false)
                 .build();
         long connectingSince = System.nanoTime();
         curator.start();

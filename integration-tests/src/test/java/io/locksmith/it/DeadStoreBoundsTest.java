@@ -80,6 +80,15 @@ class DeadStoreBoundsTest {
                         store.server.resume();
                     }
                 }
+                if (fault == Fault.FROZEN) {
+                    // Back from the freeze, the store frees the lost lease's lock by itself (TTL, session, or the
+                    // client's deletion sent again on reconnection): nothing stays behind.
+                    long resumedAt = System.nanoTime();
+                    await("the lost lease's key is gone from the resumed store").atMost(Duration.ofSeconds(10))
+                            .until(() -> store.lockKeys().stream().noneMatch(key -> key.contains(lease.lockName())));
+                    System.out.printf("dead-store bounds: %-9s %-6s lost lease's key gone %d ms after the resume%n",
+                            kind, fault, millisSince(resumedAt));
+                }
             } finally {
                 long start = System.nanoTime();
                 client.close();

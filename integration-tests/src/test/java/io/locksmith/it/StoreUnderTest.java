@@ -14,7 +14,6 @@ import redis.clients.jedis.Jedis;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.time.Duration;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.SortedSet;
@@ -23,12 +22,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One real store server for the edge matrices, as a process that can be killed (-9) and frozen (SIGSTOP):
- * redis-server, etcd, and ZooKeeper's own {@code ZooKeeperServerMain} in a child JVM (so that it can be frozen
- * like the others). Lists every key the store holds, so a test can show that nothing was left behind.
+ * redis-server, etcd, PostgreSQL, and a ZooKeeper server in a child JVM ({@link ZooKeeperChildProcess}, so that it
+ * can be frozen like the others). Lists every key the store holds, so a test can show that nothing was left behind.
  */
 final class StoreUnderTest implements AutoCloseable {
 
-    enum Kind { REDIS, ZOOKEEPER, ETCD }
+    enum Kind { REDIS, ZOOKEEPER, ETCD, POSTGRES }
 
     /** The command time-out every matrix URI sets, so the bounds are short. */
     static final String COMMAND_TIMEOUT = "1s";
@@ -46,6 +45,7 @@ final class StoreUnderTest implements AutoCloseable {
             case REDIS -> StoreServers.redis();
             case ETCD -> StoreServers.etcd();
             case ZOOKEEPER -> zooKeeper();
+            case POSTGRES -> StoreServers.postgres();
         });
         try {
             // An open port is not a serving store (a ZooKeeper JVM accepts before it serves): list its keys once.
@@ -68,57 +68,17 @@ final class StoreUnderTest implements AutoCloseable {
     }
 
     /**
-     * A ZooKeeper child JVM that serves sessions. Its client port opens before the server has loaded its database,
-     * and in about one run in three of the full build (2 cores) a server started that way never began to serve:
-     * the early connections died with "ZooKeeperServer not running" and no session came within 30 s. This is the
-     * server's start-up, not what the matrices test, so a server that does not serve a session within 20 s is
-     * replaced, once, by a fresh one on a new port; a second failure fails the test.
+     * A ZooKeeper server in a child JVM ({@link ZooKeeperChildProcess}). {@link #start} lists its keys once, which
+     * waits for a session: an open port is not yet a serving server.
      */
     private static ServerProcess zooKeeper() {
-        ServerProcess first = startZooKeeper();
-        if (servesASession(first, Duration.ofSeconds(20))) {
-            return first;
-        }
-        first.close();
-        ServerProcess second = startZooKeeper();
-        if (!servesASession(second, Duration.ofSeconds(30))) {
-            second.close();
-            throw new IllegalStateException("two ZooKeeper child JVMs in a row served no session (see their logs: "
-                    + first + ", " + second + ")");
-        }
-        return second;
-    }
-
-    private static boolean servesASession(ServerProcess server, Duration within) {
-        CountDownLatch connected = new CountDownLatch(1);
-        try {
-            ZooKeeper zk = new ZooKeeper("127.0.0.1:" + server.port(), 30_000, event -> {
-                if (event.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
-                    connected.countDown();
-                }
-            });
-            try {
-                return connected.await(within.toMillis(), TimeUnit.MILLISECONDS);
-            } finally {
-                zk.close();
-            }
-        } catch (java.io.IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for " + server, e);
-        }
-    }
-
-    private static ServerProcess startZooKeeper() {
         int port = FreePorts.next();
         Path dir = StoreServers.tempDir("zookeeper-" + port);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return ServerProcess.start("zookeeper-" + port, List.of(java, "-Xmx128m",
-                "-Dzookeeper.admin.enableServer=false", "-Dzookeeper.4lw.commands.whitelist=ruok",
-                "-cp", System.getProperty("java.class.path"), "org.apache.zookeeper.server.ZooKeeperServerMain",
-                Integer.toString(port), dir.resolve("data").toString()), dir, port,
-                "ZooKeeper runs from its Maven artifact; no install needed");
+        return ServerProcess.start("zookeeper-" + port, List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-Dzookeeper.admin.enableServer=false",
+                "-cp", System.getProperty("java.class.path"), ZooKeeperChildProcess.class.getName(),
+                Integer.toString(port)), dir, port, "ZooKeeper runs from its Maven artifact; no install needed");
     }
 
     /** The store's URI with the given extra parameters (joined with {@code &}), and the matrix's command time-out. */
@@ -129,6 +89,8 @@ final class StoreUnderTest implements AutoCloseable {
             case ETCD -> "etcd://127.0.0.1:" + server.port() + "?timeout=" + COMMAND_TIMEOUT;
             case ZOOKEEPER -> "zookeeper://127.0.0.1:" + server.port() + "/locksmith?connectionTimeout="
                     + COMMAND_TIMEOUT + "&sessionTimeout=4s";
+            case POSTGRES -> "postgres://" + StoreServers.POSTGRES_USER + "@127.0.0.1:" + server.port()
+                    + "/postgres?timeout=" + COMMAND_TIMEOUT;
         };
         return query.isEmpty() ? base : base + "&" + query;
     }
@@ -155,6 +117,7 @@ final class StoreUnderTest implements AutoCloseable {
                     }
                 }
                 case ZOOKEEPER -> zNodes();
+                case POSTGRES -> lockRows();
             };
         } catch (Exception e) {
             throw new IllegalStateException("cannot list the keys of " + server, e);
@@ -187,10 +150,15 @@ final class StoreUnderTest implements AutoCloseable {
                     if (full.equals("/zookeeper")) {
                         continue;
                     }
-                    pending.add(full);
                     // Directories the provider keeps (base path, per-lock parents) are structure, not locks: a lock
-                    // or queue entry is a leaf node that is ephemeral.
-                    if (zk.exists(full, false).getEphemeralOwner() != 0) {
+                    // or queue entry is a leaf node that is ephemeral. A node may go between the two reads: the
+                    // server deletes an empty lock container within a second (EmbeddedZooKeeper's check interval).
+                    org.apache.zookeeper.data.Stat stat = zk.exists(full, false);
+                    if (stat == null) {
+                        continue;
+                    }
+                    pending.add(full);
+                    if (stat.getEphemeralOwner() != 0) {
                         nodes.add(full);
                     }
                 }
@@ -198,6 +166,31 @@ final class StoreUnderTest implements AutoCloseable {
             return nodes;
         } finally {
             zk.close();
+        }
+    }
+
+    /**
+     * The names of the lock table's rows that hold a lock now (none before the first client created the table). A
+     * free name keeps its row, by design (its next token is drawn under the row lock), like Redis's counters; a row
+     * whose lease ran out is free by the database clock.
+     */
+    private SortedSet<String> lockRows() throws java.sql.SQLException {
+        String url = "jdbc:postgresql://127.0.0.1:" + server.port() + "/postgres";
+        try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url, StoreServers.POSTGRES_USER, "");
+             java.sql.Statement statement = connection.createStatement()) {
+            SortedSet<String> names = new TreeSet<>();
+            try (java.sql.ResultSet exists = statement.executeQuery("SELECT to_regclass('public.locksmith_locks')")) {
+                exists.next();
+                if (exists.getString(1) == null) {
+                    return names;
+                }
+            }
+            try (java.sql.ResultSet rows = statement.executeQuery("SELECT name FROM public.locksmith_locks WHERE expires_at > clock_timestamp()")) {
+                while (rows.next()) {
+                    names.add(rows.getString(1));
+                }
+            }
+            return names;
         }
     }
 

@@ -114,6 +114,10 @@ final class DefaultLockClient implements LockClient {
             throw new LockConfigurationException("the given factory serves " + factory.schemes()
                     + ", not the scheme '" + uri.scheme() + "' of '" + uri + "'");
         }
+        // Settings first, without connecting: a typo is named at once, not after the store's connect time-out.
+        if (factory.validate(uri) && !uri.unreadParameters().isEmpty()) {
+            throw unknownParameters(uri);
+        }
         // The provider reports losses to the client, which does not exist yet: go through a holder.
         LossRelay relay = new LossRelay();
         LockProvider provider;

@@ -25,11 +25,19 @@ public final class ProviderRegistry {
             available.addAll(factory.schemes());
         }
         String artifact = artifactFor(scheme);
+        if (scheme.equals("redisson") && available.contains("redis")) {
+            // locksmith-redis is there: redisson:// is not looked up by scheme, it wraps the caller's own client.
+            throw new LockConfigurationException("'" + uriForMessages + "': redisson:// uses a RedissonClient you"
+                    + " already have, so it needs its factory: LockClient.builder().uri(\"redisson://\")"
+                    + ".factory(RedissonLocks.factory(redissonClient)).build(); to let Locksmith open Redisson itself,"
+                    + " write redis://host:6379?client=redisson");
+        }
+        boolean artifactPresent = artifact != null && available.stream().anyMatch(s -> artifact.equals(artifactFor(s)));
         throw new LockConfigurationException("unknown lock store scheme '" + scheme + "' in '" + uriForMessages
                 + "'; available schemes on the classpath: " + available
-                + (artifact != null
+                + (artifact != null && !artifactPresent
                         ? " (scheme '" + scheme + "' is provided by io.locksmith:" + artifact + ": add it to the class path)"
-                        : " (a custom store needs its backend jar on the class path)"));
+                        : artifact == null ? " (a custom store needs its backend jar on the class path)" : ""));
     }
 
     /** The Locksmith artifact that provides a scheme, so the error names the dependency to add. */

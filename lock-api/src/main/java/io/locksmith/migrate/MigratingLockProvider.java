@@ -1,5 +1,6 @@
 package io.locksmith.migrate;
 
+import io.locksmith.LockConfigurationException;
 import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
@@ -97,6 +98,11 @@ final class MigratingLockProvider implements LockProvider {
 
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
+        if (guard.isObserver()) {
+            throw new LockConfigurationException("lock '" + request.name() + "': this client was opened to observe the"
+                    + " migration (Migration.observer(), as lockctl inspect does): it announces no phase, so it must"
+                    + " not take locks; open the migrate: URI with LockClient.open to lock");
+        }
         return switch (phase) {
             case FROM -> from.tryAcquire(request).map(g -> remember(rewrap(g, g.fencingToken(), g)));
             case TO -> {

@@ -26,6 +26,18 @@ public final class MigratingLockProviderFactory implements LockProviderFactory {
 
     private static final Duration DEFAULT_GUARD_TTL = Duration.ofSeconds(30);
 
+    /** True for {@link Migration#observer()}: clients that read only, announcing no phase. */
+    private final boolean observer;
+
+    /** The factory {@link java.util.ServiceLoader} finds: clients announce their phase and are guarded. */
+    public MigratingLockProviderFactory() {
+        this(false);
+    }
+
+    MigratingLockProviderFactory(boolean observer) {
+        this.observer = observer;
+    }
+
     @Override
     public Set<String> schemes() {
         return Set.of("migrate");
@@ -59,7 +71,8 @@ public final class MigratingLockProviderFactory implements LockProviderFactory {
             opened.add(from);
             LockProvider to = open(toUri, childContext, "to");
             opened.add(to);
-            PhaseGuard guard = PhaseGuard.start(context.clientId(), phase, List.of(from, to), guardTtl);
+            PhaseGuard guard = observer ? PhaseGuard.observer(context.clientId(), phase, List.of(from, to))
+                    : PhaseGuard.start(context.clientId(), phase, List.of(from, to), guardTtl);
             opened.add(guard);
             MigratingLockProvider provider = new MigratingLockProvider(phase, from, to, context.lossListener(), guard);
             self.set(provider);

@@ -2,6 +2,7 @@ package io.locksmith.migrate;
 
 import io.locksmith.LockConfigurationException;
 import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.ProviderContext;
 
@@ -13,6 +14,21 @@ import java.util.UUID;
 public final class Migration {
 
     private Migration() {
+    }
+
+    /**
+     * A factory for clients that only look at a migration's locks: {@code inspect} works as on any client of the
+     * migrate: URI (the phase decides the store and the token), but opening one announces no phase and checks no
+     * fleet, so it writes nothing to either store, and it refuses to take locks. What {@code lockctl inspect}
+     * opens for a {@code migrate:} URI:
+     * <pre>{@code
+     * try (LockClient observer = LockClient.builder().uri(migrateUri).factory(Migration.observer()).build()) {
+     *     observer.inspect("order:1001");
+     * }
+     * }</pre>
+     */
+    public static LockProviderFactory observer() {
+        return new MigratingLockProviderFactory(true);
     }
 
     /**

@@ -35,7 +35,12 @@ final class PhaseGuard implements AutoCloseable {
     private final Duration ttl;
     private final ScheduledExecutorService refresher;
 
-    private PhaseGuard(String clientId, MigrationPhase phase, List<LockProvider> stores, Duration ttl) {
+    /** False for an observer ({@link #observer}): it announces nothing, so it has nothing to refresh or remove. */
+    private final boolean announcing;
+
+    private PhaseGuard(String clientId, MigrationPhase phase, List<LockProvider> stores, Duration ttl,
+                       boolean announcing) {
+        this.announcing = announcing;
         this.clientId = clientId;
         this.phase = phase;
         this.stores = stores;
@@ -60,7 +65,7 @@ final class PhaseGuard implements AutoCloseable {
                         + " keeps no registry records, which the migration phase guard needs");
             }
         }
-        PhaseGuard guard = new PhaseGuard(clientId, phase, stores, ttl);
+        PhaseGuard guard = new PhaseGuard(clientId, phase, stores, ttl, true);
         try {
             guard.announce();
             guard.check();
@@ -71,6 +76,19 @@ final class PhaseGuard implements AutoCloseable {
         long period = Math.max(1, ttl.toMillis() / 3);
         guard.refresher.scheduleWithFixedDelay(guard::refresh, period, period, TimeUnit.MILLISECONDS);
         return guard;
+    }
+
+    /**
+     * The guard of a client that only reads (lockctl inspect): it announces no phase and checks no fleet, so
+     * opening it writes nothing to either store. Such a client must not take locks.
+     */
+    static PhaseGuard observer(String clientId, MigrationPhase phase, List<LockProvider> stores) {
+        return new PhaseGuard(clientId, phase, stores, Duration.ZERO, false);
+    }
+
+    /** Whether this is an {@link #observer} guard. */
+    boolean isObserver() {
+        return !announcing;
     }
 
     private void announce() {
@@ -122,6 +140,9 @@ final class PhaseGuard implements AutoCloseable {
     @Override
     public void close() {
         refresher.shutdownNow();
+        if (!announcing) {
+            return;
+        }
         for (LockProvider store : stores) {
             try {
                 store.registry().ifPresent(registry -> registry.remove(CLIENTS_PREFIX + clientId));

@@ -20,4 +20,18 @@ public interface LockProviderFactory {
      * @throws io.locksmith.LockStoreException         if the store cannot be reached
      */
     LockProvider create(LockUri uri, ProviderContext context);
+
+    /**
+     * Reads and checks the settings of {@code uri} as {@link #create} does, without connecting to the store, so that
+     * a typo (an unknown parameter, a bad value) is reported at once, also when the store is down. A factory that
+     * overrides it reads here every parameter it knows; the shared client then names any parameter left unread
+     * before it connects. The default reads nothing: unknown parameters are then named after {@link #create}, which
+     * waits for the store first.
+     *
+     * @return true if every parameter this factory knows was read, so that any other is unknown
+     * @throws io.locksmith.LockConfigurationException if a setting is invalid, naming it
+     */
+    default boolean validate(LockUri uri) {
+        return false;
+    }
 }

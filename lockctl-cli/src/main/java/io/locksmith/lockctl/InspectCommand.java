@@ -48,8 +48,8 @@ final class InspectCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print JSON for scripts.")
     boolean json;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "3s",
-            description = "How long listing may take (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "How long connecting, and then listing, may take (default: ${DEFAULT-VALUE}).")
     String timeout;
 
     @Override
@@ -61,9 +61,9 @@ final class InspectCommand implements Callable<Integer> {
         }
         Duration listTimeout = DoctorCommand.parseDuration(timeout, "--timeout");
         Map<String, Optional<LockInfo>> results = new LinkedHashMap<>();
-        try (LockClient client = LockClient.open(uri);
-             Progress ignored = Progress.start(spec.commandLine().getErr(), "inspecting",
-                     () -> results.size() + " of " + names.size())) {
+        try (Progress ignored = Progress.start(spec.commandLine().getErr(), "inspecting",
+                () -> results.size() + " of " + names.size());
+             LockClient client = StoreConnection.open(uri, listTimeout)) {
             for (String name : new LinkedHashSet<>(names)) {
                 results.put(name, client.inspect(name));
             }

@@ -23,7 +23,7 @@ import java.util.logging.Logger;
         description = "Distributed locks that stay safe: see them fail and hold, inspect, diagnose, verify a store.",
         synopsisSubcommandLabel = "COMMAND",
         subcommands = {DemoCommand.class, InspectCommand.class, DoctorCommand.class, TckCommand.class,
-                BenchCommand.class, CommandLine.HelpCommand.class},
+                BenchCommand.class, FleetCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:ok",
@@ -70,7 +70,7 @@ public final class Lockctl implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        spec.commandLine().getErr().println("lockctl: missing command (demo, inspect, doctor, tck, bench)");
+        spec.commandLine().getErr().println("lockctl: missing command (demo, inspect, doctor, tck, bench, fleet)");
         printShortUsage(spec.commandLine(), spec.commandLine().getErr());
         return ExitCode.USAGE;
     }

@@ -113,6 +113,11 @@ public final class FaultInjector {
             }
 
             @Override
+            public boolean validate(LockUri uri) {
+                return factory.validate(uri);
+            }
+
+            @Override
             public LockProvider create(LockUri uri, ProviderContext context) {
                 LockProvider wrapped = wrap(factory.create(uri, context));
                 providers.add(wrapped);
@@ -245,6 +250,13 @@ public final class FaultInjector {
         @Override
         public Duration effectiveTtl(Duration requested) {
             return delegate.effectiveTtl(requested);
+        }
+
+        // The store's own minimum lease: without it the client of a wrapped provider used the SPI default (20 ms)
+        // instead of the store's (etcd: whole seconds, at least its minimum grant).
+        @Override
+        public Duration minimumTtl() {
+            return delegate.minimumTtl();
         }
 
         @Override

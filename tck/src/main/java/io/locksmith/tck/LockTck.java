@@ -810,6 +810,67 @@ public abstract class LockTck {
     }
 
     @Test
+    void required_r3_10_aLeaseUnderTheStoresMinimumIsRefusedBeforeAnyStoreCall() {
+        SpiClient a = spiClient(TckRule.R3_10, null);
+        Duration minimum = a.faults().provider().minimumTtl();
+        assertTrue(minimum.compareTo(Duration.ZERO) > 0, "the provider states a minimum lease of " + minimum);
+        String name = name();
+        int grantsBefore = a.faults().grants().size();
+        for (Duration under : new Duration[]{Duration.ofNanos(1), minimum.minusNanos(1)}) {
+            if (under.isZero()) {
+                continue;
+            }
+            LockOptions options = LockOptions.builder().leaseTime(under).fixedLease().build();
+            long start = System.nanoTime();
+            Throwable thrown = assertThrows(Throwable.class, () -> a.client().lock(name, options).tryAcquire(),
+                    "a lease of " + under + " under the store's " + minimum + " minimum was accepted");
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(thrown instanceof IllegalArgumentException, "a lease of " + under + " under the store's "
+                    + minimum + " minimum should throw IllegalArgumentException, threw " + thrown);
+            assertTrue(thrown.getMessage() != null && (thrown.getMessage().contains("minimum")
+                    || thrown.getMessage().contains("at least")), "the refusal of a lease of " + under
+                    + " should name the minimum: " + thrown.getMessage());
+            assertTrue(tookMs < timing.slack().toMillis(), "refusing a lease of " + under + " took " + tookMs + " ms");
+        }
+        assertEquals(grantsBefore, a.faults().grants().size(), "a lease under the minimum reached the store");
+        assertTrue(a.client().inspect(name).isEmpty(), "a refused lease left lock '" + name + "' taken");
+    }
+
+    @Test
+    void required_r3_11_theLimitsHoldAtTheirEdges() {
+        LockClient a = client();
+        LockClient b = client();
+        assertClearError(IllegalArgumentException.class,
+                () -> LockOptions.builder().leaseTime(LockOptions.MAX_LEASE_TIME.plusNanos(1)), "a lease over the maximum");
+        assertClearError(IllegalArgumentException.class,
+                () -> LockOptions.builder().leaseTime(Duration.ofDays(1_000_000)), "a lease of a million days");
+        assertClearError(IllegalArgumentException.class,
+                () -> LockOptions.builder().maxHold(LockOptions.MAX_HOLD.plusNanos(1)), "a maximum hold over the maximum");
+        // The maximum itself: granted, kept by the store (another client cannot take it), and for at most a day.
+        String name = name();
+        LockOptions longest = LockOptions.builder().leaseTime(LockOptions.MAX_LEASE_TIME).maxHold(LockOptions.MAX_HOLD)
+                .fixedLease().build();
+        try (Lease lease = a.lock(name, longest).acquire(timing.slack())) {
+            assertTrue(b.lock(name, longLease()).tryAcquire().isEmpty(), "lock '" + name + "', held with the maximum"
+                    + " lease of " + LockOptions.MAX_LEASE_TIME + ", was free for another client");
+            LockInfo info = b.inspect(name).orElseThrow(() -> new AssertionError("the store does not show lock '" + name
+                    + "', held with the maximum lease of " + LockOptions.MAX_LEASE_TIME));
+            info.timeToLive().ifPresent(ttl -> assertTrue(ttl.compareTo(LockOptions.MAX_LEASE_TIME) <= 0
+                            && ttl.compareTo(LockOptions.MAX_LEASE_TIME.minus(timing.slack())) >= 0,
+                    "the store keeps lock '" + name + "' for " + ttl + " with a lease of " + LockOptions.MAX_LEASE_TIME
+                            + " (an overflow, or a wrong unit, for long leases)"));
+            assertTrue(lease.isHeld());
+        }
+        // Waits without practical end: no overflow in the deadline arithmetic.
+        String free = name();
+        a.lock(free, longLease()).acquire(Duration.ofSeconds(Long.MAX_VALUE)).close();
+        a.lock(free, longLease()).tryAcquire(Duration.ofSeconds(Long.MAX_VALUE))
+                .orElseThrow(() -> new AssertionError("tryAcquire(Long.MAX_VALUE s) of the free lock '" + free
+                        + "' returned no lease")).close();
+        assertTrue(b.inspect(free).isEmpty(), "lock '" + free + "' stayed taken after its leases were closed");
+    }
+
+    @Test
     void required_r8_2_badInputGetsAClearError() {
         LockClient a = client();
         assertClearError(NullPointerException.class, () -> a.lock(null), "a null name");

@@ -46,6 +46,10 @@ public enum TckRule {
     R3_3("R3.3", Level.MUST, null, "The store frees a lock at its TTL, and the holder knows first",
             "apply the TTL in milliseconds as given; effectiveTtl must state any rounding; Grant.validity must not"
                     + " exceed what the store keeps"),
+    R3_10("R3.10", Level.MUST, null, "A lease under the store's minimum is refused before any store call",
+            "state in LockProvider.minimumTtl() the shortest lease the store honours (round trips plus drift)"),
+    R3_11("R3.11", Level.MUST, null, "The limits hold at their edges: no eternal lock, no overflow",
+            "apply the TTL in a type that holds a day in the store's unit (a day is 8.64e10 microseconds: not an int)"),
 
     R4_1("R4.1", Level.MUST, null, "Local re-entry is counted and shares the token",
             "re-entry is the shared client's job; a provider must not be asked twice for one thread"),

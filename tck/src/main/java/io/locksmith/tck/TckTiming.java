@@ -54,6 +54,27 @@ public final class TckTiming {
         return new TckTiming(scale * factor);
     }
 
+    /**
+     * The least scale factor at which the kit's short lease is one a store with the given shortest lease honours:
+     * 1 for stores that honour 400 ms, else the next half step up ({@code 2.5} for etcd's usual 1 s minimum in tests,
+     * {@code 5} for the 2 s of an etcd with the default election time-out).
+     *
+     * @throws NullPointerException if {@code minimumTtl} is null
+     */
+    public static double scaleFor(Duration minimumTtl) {
+        double needed = (double) minimumTtl.toNanos() / BASE_SHORT_LEASE.toNanos();
+        return Math.max(1.0, Math.ceil(needed * 2) / 2);
+    }
+
+    /**
+     * The defaults stretched by {@link #scaleFor(Duration)}: the timing for a store whose shortest lease is
+     * {@code minimumTtl} ({@link io.locksmith.spi.LockProvider#minimumTtl()}).
+     */
+    public static TckTiming forMinimumTtl(Duration minimumTtl) {
+        double scale = scaleFor(minimumTtl);
+        return scale == 1.0 ? DEFAULTS : DEFAULTS.scaledBy(scale);
+    }
+
     /** The scale factor relative to {@link #defaults()}. */
     public double scale() {
         return scale;

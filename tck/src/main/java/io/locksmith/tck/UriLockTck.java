@@ -3,16 +3,27 @@ package io.locksmith.tck;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.mem.MemStore;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestInstancePostProcessor;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The kit against any store named by a URI, given as the JUnit configuration parameter (or system property)
  * {@value #URI_PARAMETER}; run by {@link TckRunner#run(String, java.io.PrintStream)} and {@code lockctl tck}.
  * Without the parameter every rule fails with a configuration error: it never passes by doing nothing.
- * The optional parameter {@value #SCALE_PARAMETER} stretches the timing ({@link TckTiming#scaledBy}).
+ * The optional parameter {@value #SCALE_PARAMETER} stretches the timing ({@link TckTiming#scaledBy}); without it
+ * the kit derives the scale from the store's minimum lease ({@link TckTiming#forMinimumTtl}), and a scale whose
+ * short lease the store cannot honour is refused as a configuration error naming the scale that works.
  *
  * <p>Only {@code mem://} stores support {@link #expireBehindClientsBack}; on other URIs the rules that need
  * it are skipped, naming the hook: extend {@link LockTck} for those.
@@ -63,14 +74,65 @@ public final class UriLockTck extends LockTck {
                             + " configuration parameter '" + URI_PARAMETER + "' (or the system property of that name),"
                             + " e.g. -D" + URI_PARAMETER + "=redis://127.0.0.1:6379; run it with"
                             + " TckRunner.run(uri, System.out) or 'lockctl tck --uri URI'"));
-            context.getConfigurationParameter(SCALE_PARAMETER).ifPresent(scale -> {
-                try {
-                    kit.timing = TckTiming.defaults().scaledBy(Double.parseDouble(scale));
-                } catch (IllegalArgumentException e) {
-                    throw new LockConfigurationException("configuration parameter '" + SCALE_PARAMETER
-                            + "' must be a positive number, was '" + scale + "'", e);
+            Duration minimum = minimumTtlOf(kit.uri);
+            java.util.Optional<String> scale = context.getConfigurationParameter(SCALE_PARAMETER);
+            if (scale.isEmpty()) {
+                kit.timing = TckTiming.forMinimumTtl(minimum);
+                return;
+            }
+            TckTiming asked;
+            try {
+                asked = TckTiming.defaults().scaledBy(Double.parseDouble(scale.get()));
+            } catch (IllegalArgumentException e) {
+                throw new LockConfigurationException("configuration parameter '" + SCALE_PARAMETER
+                        + "' must be a positive number, was '" + scale.get() + "'", e);
+            }
+            if (asked.shortLease().compareTo(minimum) < 0) {
+                // A lease the store cannot honour is a setup error, not a list of rule violations.
+                throw new LockConfigurationException(tooSmallScale(asked.scale(), minimum, kit.uri));
+            }
+            kit.timing = asked;
+        }
+    }
+
+    /**
+     * What to say when the scale {@code scale} gives a short lease under the store's minimum.
+     */
+    public static String tooSmallScale(double scale, Duration minimumTtl, String uri) {
+        TckTiming at = TckTiming.defaults().scaledBy(scale);
+        return "timing scale " + scale + " gives the kit a short lease of " + at.shortLease().toMillis() + " ms, under"
+                + " the " + minimumTtl.toMillis() + " ms minimum of " + LockUri.redact(uri) + ": use scale "
+                + TckTiming.scaleFor(minimumTtl) + " or more (without a scale the kit picks it)";
+    }
+
+    /**
+     * The shortest lease the store at {@code uri} honours, as its provider states it
+     * ({@link LockProvider#minimumTtl()}): one provider is opened and closed (once per URI in this JVM).
+     *
+     * @throws LockConfigurationException if the URI is invalid or no backend on the class path serves its scheme
+     * @throws io.locksmith.LockStoreException if the store cannot be reached
+     */
+    public static Duration minimumTtlOf(String uri) {
+        return MINIMUM_TTLS.computeIfAbsent(uri, UriLockTck::askMinimumTtl);
+    }
+
+    private static final Map<String, Duration> MINIMUM_TTLS = new ConcurrentHashMap<>();
+
+    private static Duration askMinimumTtl(String uri) {
+        LockUri parsed = LockUri.parse(uri);
+        for (LockProviderFactory factory : ServiceLoader.load(LockProviderFactory.class, UriLockTck.class.getClassLoader())) {
+            if (factory.schemes().contains(parsed.scheme())) {
+                try (LockProvider provider = factory.create(parsed,
+                        new ProviderContext("locksmith-tck-timing-" + UUID.randomUUID(), (grant, reason, cause) -> {
+                        }))) {
+                    return provider.minimumTtl();
                 }
-            });
+            }
+        }
+        // Let the client name what is missing, with its usual message.
+        try (LockClient client = LockClient.open(uri)) {
+            throw new LockConfigurationException("no backend for '" + LockUri.redact(uri) + "' gives its minimum lease"
+                    + " time to the kit (" + client.describe() + ")");
         }
     }
 }

@@ -57,6 +57,7 @@ enum Mutant {
     TTL_ROUNDED_UP_SILENTLY(List.of(R3_3)),
     VALIDITY_LONGER_THAN_TTL(List.of(R3_3)),
     EFFECTIVE_TTL_ROUNDS_DOWN(List.of(R3_3)),
+    TTL_IN_INT_MICROSECONDS(List.of(R3_11)),
 
     // Re-entry and inspect (R4, R8)
     INSPECT_TOKEN_OFF_BY_ONE(List.of(R4_1, R8_3)),

@@ -123,6 +123,8 @@ final class MutantProvider implements LockProvider {
             case TTL_ROUNDED_DOWN_TO_SECONDS -> Duration.ofSeconds(Math.max(1, requested.toSeconds()));
             case CLOCK_200MS_EARLY -> max(Duration.ofMillis(1), requested.minusMillis(200));
             case TTL_ROUNDED_UP_SILENTLY -> Duration.ofSeconds(requested.toSeconds() + (requested.toMillisPart() > 0 ? 1 : 0));
+            // An int of microseconds: fine up to 35 minutes, wraps beyond (a day becomes about 500 s).
+            case TTL_IN_INT_MICROSECONDS -> Duration.ofNanos(1000L * (int) (requested.toNanos() / 1000));
             default -> requested;
         };
         if (mutant == Mutant.CHECK_THEN_SET && mem.inspect(key).isEmpty()) {

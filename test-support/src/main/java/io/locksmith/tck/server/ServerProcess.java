@@ -161,21 +161,34 @@ public final class ServerProcess implements AutoCloseable {
         }
     }
 
-    /** Stops the process with SIGSTOP: it keeps its sockets but answers nothing, as a long GC pause would. */
+    /**
+     * Stops the process with SIGSTOP: it keeps its sockets but answers nothing, as a long GC pause or a frozen VM
+     * would. Its child processes are stopped too (parent first, so it forks no new one meanwhile): a PostgreSQL
+     * server's backends, which serve the open connections, would otherwise go on answering.
+     */
     public void pause() {
         signal("STOP");
+        process.descendants().forEach(child -> signal("STOP", child.pid()));
     }
 
-    /** Resumes a paused process with SIGCONT. */
+    /** Resumes a paused process and its children with SIGCONT. */
     public void resume() {
+        process.descendants().forEach(child -> signal("CONT", child.pid()));
         signal("CONT");
     }
 
     private void signal(String signal) {
+        signal(signal, process.pid());
+    }
+
+    private void signal(String signal, long pid) {
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
             if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed for " + name);
+                if (pid != process.pid() && ProcessHandle.of(pid).isEmpty()) {
+                    return; // a child that ended meanwhile
+                }
+                throw new IllegalStateException("kill -" + signal + " " + pid + " failed for " + name);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot signal " + name, e);
