@@ -38,6 +38,9 @@ public final class VictimMain {
     }
 
     public static void main(String[] args) throws IOException {
+        // Standard output is the protocol channel (OUT above keeps it): whatever else writes there, a logging
+        // back end's console appender for one, goes to standard error, so no log line is read as an answer.
+        System.setOut(System.err);
         if (args.length != 5) {
             say("ERROR usage: VictimMain URI LOCK_NAME LEASE_MILLIS renewing|fixed ACQUIRE_WAIT_MILLIS");
             System.exit(2);
