@@ -25,6 +25,7 @@ public final class RedisSentinelDeployment implements Deployment {
     static final String MASTER = "mymaster";
 
     private final int waitReplicas;
+    private final String client;
     private final ServerProcess primary;
     private final TcpProxy replicationLink;
     private final ServerProcess replica;
@@ -41,7 +42,16 @@ public final class RedisSentinelDeployment implements Deployment {
 
     /** @param waitReplicas the {@code waitReplicas} of the clients' URI: 0 (asynchronous replication) or 1 */
     public RedisSentinelDeployment(int waitReplicas) {
+        this(waitReplicas, "jedis");
+    }
+
+    /**
+     * @param waitReplicas the {@code waitReplicas} of the clients' URI: 0 (asynchronous replication) or 1
+     * @param client       the clients' transport, {@code jedis} or {@code redisson}
+     */
+    public RedisSentinelDeployment(int waitReplicas, String client) {
         this.waitReplicas = waitReplicas;
+        this.client = client;
         List<AutoCloseable> started = new ArrayList<>();
         try {
             primary = started(started, Servers.redis());
@@ -65,27 +75,54 @@ public final class RedisSentinelDeployment implements Deployment {
 
     @Override
     public String name() {
-        return waitReplicas == 0 ? "redis-sentinel" : "redis-sentinel-wait" + waitReplicas;
+        return (waitReplicas == 0 ? "redis-sentinel" : "redis-sentinel-wait" + waitReplicas)
+                + ("jedis".equals(client) ? "" : "-" + client);
     }
 
     @Override
     public String description() {
         return "redis-server primary + 1 asynchronous replica + 1 Sentinel (quorum 1, down after 1 s)"
                 + (waitReplicas == 0 ? ", waitReplicas=0 (fenced only)"
-                        : ", every write waits for " + waitReplicas + " replica ack (WAIT)");
+                        : ", every write waits for " + waitReplicas + " replica ack (WAIT)")
+                + ("jedis".equals(client) ? "" : ", client=" + client);
     }
 
     @Override
     public String uri() {
         return "redis-sentinel://127.0.0.1:" + sentinel.port() + "/" + MASTER + "?" + RedisSingleDeployment.TIMEOUT
                 // Explicit both ways: the URI's default is waitReplicas=1 (WAIT), and 0 is the fenced-only opt-out.
-                + "&waitReplicas=" + waitReplicas;
+                + "&waitReplicas=" + waitReplicas + "&client=" + client;
+    }
+
+    /**
+     * Both data nodes, primary and replica (either may be primary after a failover). The Sentinel is not proxied:
+     * it is how the client finds the primary, not where its lock commands go, and its own traffic (Redisson asks
+     * it every second) would take the one reply a lost-reply rule means the acquire to lose.
+     */
+    @Override
+    public List<String> proxiedAddresses() {
+        return List.of("127.0.0.1:" + primary.port(), "127.0.0.1:" + replica.port());
+    }
+
+    /**
+     * The Sentinel announces the nodes' real addresses, so the client maps each to its proxy with the URI
+     * parameter {@code natMap}, as a client behind NAT does.
+     */
+    @Override
+    public String uriThrough(List<TcpProxy> proxies) {
+        if (proxies.size() != 2) {
+            throw new IllegalArgumentException("expected one proxy per data node (primary, replica), got " + proxies.size());
+        }
+        return uri() + "&natMap=127.0.0.1:" + primary.port() + "=127.0.0.1:" + proxies.get(0).port()
+                + ",127.0.0.1:" + replica.port() + "=127.0.0.1:" + proxies.get(1).port();
     }
 
     @Override
     public Set<Fault> faults() {
-        return waitReplicas == 0 ? EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.FAILOVER)
-                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.NODE_KILL, Fault.FAILOVER);
+        return waitReplicas == 0
+                ? EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY, Fault.FAILOVER)
+                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY,
+                        Fault.NODE_KILL, Fault.FAILOVER);
     }
 
     /** The node Sentinel names as primary now. */
