@@ -1,5 +1,6 @@
 package io.locksmith.safety;
 
+import io.locksmith.LockClient;
 import io.locksmith.tck.fault.LoopbackFirewall;
 import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.server.ServerProcess;
@@ -62,6 +63,15 @@ public final class RedisSentinelDeployment implements Deployment {
             sentinel = started(started, Servers.sentinel(primary.port(), MASTER));
             Servers.awaitState("Sentinel discovering the replica", Duration.ofSeconds(20),
                     () -> Servers.redisCommand(sentinel.port(), "SENTINEL", "replicas", MASTER).contains(Integer.toString(replica.port())));
+            if (!"jedis".equals(client)) {
+                // The first Redisson client of a JVM loads Netty and pings within the command time-out (300 ms
+                // here), which a cold JVM on a loaded machine misses ("Can't connect to servers!", seen twice in
+                // a row): warm the JVM up with a patient client first, as the etcd deployment does for gRPC.
+                try (LockClient warmUp = LockClient.open("redis-sentinel://127.0.0.1:" + sentinel.port() + "/" + MASTER
+                        + "?timeout=30s&waitReplicas=0&client=" + client)) {
+                    warmUp.lock("warm-up").tryAcquire().ifPresent(io.locksmith.Lease::close);
+                }
+            }
         } catch (RuntimeException e) {
             closeReversed(started);
             throw e;
