@@ -775,12 +775,12 @@ public abstract class LockFaultTck {
 
     /**
      * Rules R9.9 and R9.10: a holder on one member writes through a fenced register while that member is cut from
-     * its peers or frozen ({@code stop}); the others must grant the lock within {@link #minorityPartitionBound()},
-     * and the holder must have stopped believing it holds it, and been told, before that grant. After {@code resume}
+     * its peers or frozen ({@code stopServing}); the others must grant the lock within {@link #minorityPartitionBound()},
+     * and the holder must have stopped believing it holds it, and been told, before that grant. After {@code resumeServing}
      * the lock must be available to the holder's client again.
      */
     private void holderOnAMemberThatStopsServing(String rule, String state, String minorityUri, String majorityUri,
-                                                 Runnable stop, Runnable resume) {
+                                                 Runnable stopServing, Runnable resumeServing) {
         String name = name();
         Duration bound = minorityPartitionBound();
         FencedRegister register = new FencedRegister();
@@ -815,7 +815,7 @@ public abstract class LockFaultTck {
         assertTrue(lease.isHeld(), "the holder lost lock '" + name + "' before its member was " + state);
         // Counted from before the call: the cut may take effect at any moment while the hook sets it up.
         long cutAt = System.nanoTime();
-        stop.run();
+        stopServing.run();
         long isolatedAt = System.nanoTime();
         boolean healed = false;
         try {
@@ -868,7 +868,7 @@ public abstract class LockFaultTck {
             }
             assertEquals(0, register.staleWritesAccepted(), register::toString);
 
-            resume.run();
+            resumeServing.run();
             healed = true;
             // As an application does with a lease it was told it lost: close it (an owner-checked release).
             lease.close();
@@ -880,7 +880,7 @@ public abstract class LockFaultTck {
         } finally {
             stop.set(true);
             if (!healed) {
-                resume.run();
+                resumeServing.run();
             }
         }
     }
