@@ -8,12 +8,15 @@ import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.HostAndPortMapper;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
 
+import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 
 /** Builds Jedis connection pools from {@link RedisSettings}. */
@@ -41,7 +44,7 @@ final class JedisTransports {
 
     /** A pool that asks the Sentinels for the primary and follows its failovers. */
     static RedisCommands sentinel(RedisSettings settings, String description) {
-        JedisClientConfig config = clientConfig(settings);
+        JedisClientConfig config = clientConfig(settings, natMapper(settings));
         Set<HostAndPort> sentinels = new LinkedHashSet<>();
         for (LockUri.HostPort host : settings.hosts()) {
             sentinels.add(new HostAndPort(host.host(), host.port()));
@@ -64,13 +67,34 @@ final class JedisTransports {
         return new JedisCommands(provider, provider::getCurrentMaster, config, description);
     }
 
+    /**
+     * The addresses the Sentinels announce, mapped to the ones this client reaches ({@code natMap}). Jedis maps
+     * them when a socket connects, so the pool still knows each node by its announced address.
+     */
+    private static HostAndPortMapper natMapper(RedisSettings settings) {
+        if (settings.natMap().isEmpty()) {
+            return null;
+        }
+        Map<HostAndPort, HostAndPort> map = new HashMap<>();
+        settings.natMap().forEach((announced, reachable) -> map.put(new HostAndPort(announced.host(), announced.port()),
+                new HostAndPort(reachable.host(), reachable.port())));
+        return announced -> map.getOrDefault(announced, announced);
+    }
+
     private static JedisClientConfig clientConfig(RedisSettings settings) {
+        return clientConfig(settings, null);
+    }
+
+    private static JedisClientConfig clientConfig(RedisSettings settings, HostAndPortMapper mapper) {
         DefaultJedisClientConfig.Builder builder = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(settings.connectTimeout().toMillis()))
                 .socketTimeoutMillis(millis(settings.commandTimeout().toMillis()))
                 .database(settings.database())
                 .ssl(settings.ssl())
                 .clientName("locksmith");
+        if (mapper != null) {
+            builder.hostAndPortMapper(mapper);
+        }
         if (settings.user() != null) {
             builder.user(settings.user());
         }

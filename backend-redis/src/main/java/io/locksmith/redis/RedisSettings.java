@@ -5,8 +5,11 @@ import io.locksmith.redis.RedisCommands.ReplicaAck;
 import io.locksmith.spi.LockUri;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What a Redis URI says, checked once: deployment, hosts, credentials, database, transport and timeouts.
@@ -14,7 +17,8 @@ import java.util.Locale;
  */
 record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String masterName, int database,
                      String user, String password, String sentinelPassword, boolean ssl, Transport transport,
-                     Duration timeout, Duration connectTimeout, int poolSize, ReplicaAck replicaAck) {
+                     Duration timeout, Duration connectTimeout, int poolSize, ReplicaAck replicaAck,
+                     Map<LockUri.HostPort, LockUri.HostPort> natMap) {
 
     static final int DEFAULT_PORT = 6379;
     static final int DEFAULT_SENTINEL_PORT = 26379;
@@ -89,7 +93,56 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
                 transport == Transport.REDISSON ? max(timeout, DEFAULT_REDISSON_CONNECT_TIMEOUT) : timeout);
         int poolSize = uri.integer("poolSize", 8, 1, 1024);
         return new RedisSettings(deployment, hosts, masterName, database, user, password, sentinelPassword, ssl,
-                transport, timeout, connectTimeout, poolSize, replicaAck(uri, deployment));
+                transport, timeout, connectTimeout, poolSize, replicaAck(uri, deployment), natMap(uri, deployment));
+    }
+
+    /**
+     * {@code natMap=host:port=host:port,...}: the address a client reaches a Redis node at, for each address the
+     * Sentinels announce (a primary or replica behind NAT, a Kubernetes service, a proxy). Sentinel URIs only:
+     * elsewhere the URI names the reachable addresses itself. Addresses not listed are used as announced.
+     */
+    static Map<LockUri.HostPort, LockUri.HostPort> natMap(LockUri uri, Deployment deployment) {
+        String text = uri.parameter("natMap").orElse(null);
+        if (text == null) {
+            return Map.of();
+        }
+        if (deployment != Deployment.SENTINEL) {
+            throw new LockConfigurationException("parameter 'natMap' of '" + uri + "' applies to redis-sentinel:// only,"
+                    + " whose Sentinels announce the nodes' addresses; name the reachable addresses in the URI instead");
+        }
+        Map<LockUri.HostPort, LockUri.HostPort> map = new LinkedHashMap<>();
+        for (String entry : text.split(",", -1)) {
+            String[] sides = entry.strip().split("=", -1);
+            if (sides.length != 2) {
+                throw new LockConfigurationException("parameter 'natMap' of '" + uri + "' has entry '" + entry
+                        + "'; expected announced-host:port=reachable-host:port, entries separated by commas");
+            }
+            LockUri.HostPort announced = natAddress(sides[0], uri);
+            if (map.put(announced, natAddress(sides[1], uri)) != null) {
+                throw new LockConfigurationException("parameter 'natMap' of '" + uri + "' maps " + announced + " twice");
+            }
+        }
+        return Collections.unmodifiableMap(map);
+    }
+
+    private static LockUri.HostPort natAddress(String text, LockUri uri) {
+        String address = text.strip();
+        int colon = address.lastIndexOf(':');
+        String host = colon > 0 ? address.substring(0, colon) : "";
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (host.isEmpty() || port < 1 || port > 65535) {
+            throw new LockConfigurationException("parameter 'natMap' of '" + uri + "' has address '" + address
+                    + "'; expected host:port with a port in 1..65535");
+        }
+        return new LockUri.HostPort(host, port);
     }
 
     /**

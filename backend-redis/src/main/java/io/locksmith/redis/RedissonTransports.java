@@ -3,12 +3,16 @@ package io.locksmith.redis;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockUri;
 import org.redisson.Redisson;
+import org.redisson.api.HostPortNatMapper;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
+
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Builds Redisson clients from {@link RedisSettings}, for {@code ?client=redisson}. Only this class and
@@ -55,6 +59,14 @@ final class RedissonTransports {
         }
         if (settings.sentinelPassword() != null) {
             servers.setSentinelPassword(settings.sentinelPassword());
+        }
+        if (!settings.natMap().isEmpty()) {
+            // The addresses the Sentinels announce, mapped to the ones this client reaches (natMap).
+            Map<String, String> natMap = new HashMap<>();
+            settings.natMap().forEach((announced, reachable) -> natMap.put(announced.toString(), reachable.toString()));
+            HostPortNatMapper mapper = new HostPortNatMapper();
+            mapper.setHostsPortMap(natMap);
+            servers.setNatMapper(mapper);
         }
         servers.setTimeout(millis(settings.commandTimeout().toMillis()))
                 .setConnectTimeout(millis(settings.connectTimeout().toMillis()))

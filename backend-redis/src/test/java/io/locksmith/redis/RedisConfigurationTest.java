@@ -104,6 +104,13 @@ class RedisConfigurationTest {
         assertMessage("database", () -> LockClient.open("redis://" + address + "/zero"));
         assertMessage("waitReplicas", () -> LockClient.open("redis://" + address + "?waitTimeout=1s"));
         assertMessage("timeout", () -> LockClient.open("redis://" + address + "?timeout=0s"));
+        assertMessage("redis-sentinel:// only", () -> LockClient.open("redis://" + address + "?natMap=a:1=b:2"));
+        assertMessage("announced-host:port=reachable-host:port",
+                () -> LockClient.open("redis-sentinel://" + address + "/mymaster?natMap=a:1"));
+        assertMessage("port in 1..65535",
+                () -> LockClient.open("redis-sentinel://" + address + "/mymaster?natMap=a:1=b:70000"));
+        assertMessage("maps a:1 twice",
+                () -> LockClient.open("redis-sentinel://" + address + "/mymaster?natMap=a:1=b:2,a:1=c:3"));
     }
 
     private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable open) {

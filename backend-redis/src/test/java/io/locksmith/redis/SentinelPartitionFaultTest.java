@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Rule R9.9 on Redis Sentinel with the default URI ({@code WAIT} for one replica): the primary is cut from its
+ * Rules R9.9 and R9.10 on Redis Sentinel with the default URI ({@code WAIT} for one replica). R9.10: the primary is
+ * frozen with SIGSTOP (its connections stay open) and the Sentinels promote a replica. R9.9: the primary is cut from its
  * two replicas and its three Sentinels (quorum 2) while the test's clients still reach it; the Sentinels promote
  * a replica. The holder on the cut-off primary must be told before the promoted replica grants the lock, and the
  * lock must be available again once the old primary rejoined as a replica.
@@ -169,6 +170,31 @@ class SentinelPartitionFaultTest extends LockFaultTck {
         long writableMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healedAt);
         System.out.println("Sentinel partition: the old primary accepted writes for " + writableMillis
                 + " ms after the heal, until the Sentinels made it a replica");
+        await("the promoted primary with two replicas in sync").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100)).until(() -> connectedReplicas(newPrimaryPort) == 2);
+    }
+
+    /**
+     * Rule R9.10: the primary is frozen (SIGSTOP) with its connections open; the Sentinels find it down and promote
+     * a replica, which had every renewal the holder was told of (WAIT).
+     */
+    @Override
+    protected void freezeMember() {
+        deployment().primary.pause();
+    }
+
+    /** Resumes the old primary and waits until the Sentinels made it a replica of the promoted one. */
+    @Override
+    protected void thawMember() {
+        int oldPrimaryPort = deployment.primary.port();
+        deployment.primary.resume();
+        int newPrimaryPort = deployment.primaryPortNamedBySentinels();
+        if (newPrimaryPort == oldPrimaryPort || newPrimaryPort < 0) {
+            throw new AssertionError("the Sentinels did not fail over while the primary was frozen (they name port "
+                    + newPrimaryPort + ", the frozen primary is " + oldPrimaryPort + ")");
+        }
+        await("the thawed old primary refusing writes").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50)).until(() -> refusesWrites(oldPrimaryPort));
         await("the promoted primary with two replicas in sync").atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(100)).until(() -> connectedReplicas(newPrimaryPort) == 2);
     }

@@ -111,6 +111,23 @@ final class ProcessEnsemble implements AutoCloseable {
                 .orElseThrow(() -> new IllegalStateException("no follower in " + modes()));
     }
 
+    /** The member that leads now. */
+    Member theLeader() {
+        return members.stream().filter(m -> mode(m).equals("leader")).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no leader in " + modes()));
+    }
+
+    /** Freezes {@code member} with SIGSTOP: its connections stay open and nothing answers (rule R9.10). */
+    void freeze(Member member) {
+        member.process().pause();
+    }
+
+    /** Resumes a frozen member and waits until every member serves again, with one leader. */
+    void thaw(Member member, Duration patience) {
+        member.process().resume();
+        awaitQuorum(patience);
+    }
+
     String connectString(List<Member> chosen) {
         return chosen.stream().map(Member::address).collect(Collectors.joining(","));
     }

@@ -130,6 +130,13 @@ final class DefaultDistributedLock implements DistributedLock {
                     grant = tryOnce(provider, owner, willWait, start, bound);
                     lastStoreError = null;
                 } catch (LockStoreException e) {
+                    // tryOnce released the attempt as ambiguous, and a provider may refuse that owner from then on
+                    // (Redis and PostgreSQL mark it abandoned, so that a late copy of the request cannot take the
+                    // lock; etcd's key is named after it): the next attempt of this wait is a new owner. Reusing it
+                    // made RedLock refuse every later attempt of the wait once the clean-up reached a majority.
+                    client.acquireEnded(owner);
+                    owner = client.newOwner();
+                    client.acquiring(owner);
                     boolean cutByTheWait = bound < client.commandTimeoutNanos
                             && e.getCause() instanceof java.util.concurrent.TimeoutException;
                     if (cutByTheWait) {
@@ -209,13 +216,14 @@ final class DefaultDistributedLock implements DistributedLock {
             if (waiter != null) {
                 client.waitQueues.leave(name, waiter, acquired);
             }
+            Owner last = owner;
             if (willWait && !acquired) {
                 // An interrupted waiter must still leave nothing behind: a store call made with the interrupt flag
                 // set fails at once in most clients, so clear it for the clean-up and set it again afterwards. The
                 // clean-up gets a short grace beyond the caller's bound; after that it goes on in the background.
                 boolean interrupted = Thread.interrupted();
                 try {
-                    client.storeCalls.runQuietlyWithin(name, "cancel of the wait", () -> provider.cancel(name, owner),
+                    client.storeCalls.runQuietlyWithin(name, "cancel of the wait", () -> provider.cancel(name, last),
                             CLEANUP_GRACE_NANOS);
                 } catch (RuntimeException e) {
                     LOG.warn("could not drop the queue entry of lock '{}' after the wait ended; it ends with its"

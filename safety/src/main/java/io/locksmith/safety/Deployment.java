@@ -98,6 +98,18 @@ public interface Deployment extends AutoCloseable {
     default void healMinorityMember() {
     }
 
+    /**
+     * Freezes (SIGSTOP) the member of {@link #minorityMemberUri()}, the leader or primary: it keeps its sockets and
+     * answers nothing while the others elect a new leader or promote a replica (rule R9.10).
+     */
+    default void freezeMember() {
+        throw new UnsupportedOperationException(name() + " has no leader or primary to freeze");
+    }
+
+    /** Resumes the frozen member and returns once it serves again (as a follower or replica). */
+    default void thawMember() {
+    }
+
     /** Stops every server this deployment started. */
     @Override
     void close();

@@ -46,6 +46,8 @@ public final class EtcdDeployment implements Deployment {
     /** The member a minority partition cuts off (the leader when first asked), or -1. */
     private int minority = -1;
     private LoopbackFirewall firewall;
+    /** Whether {@link #freezeMember()} left the member of {@link #minorityMember()} stopped. */
+    private boolean frozen;
 
     public EtcdDeployment(int size) {
         Path dataDir = Servers.tempDir("etcd");
@@ -206,6 +208,28 @@ public final class EtcdDeployment implements Deployment {
         int cut = minorityMember();
         Servers.awaitState("the healed etcd member serving linearizable reads", Duration.ofSeconds(30),
                 () -> leader() != null && linearizableRead(clientPorts.get(cut)));
+    }
+
+    /**
+     * Freezes the member of {@link #minorityMemberUri()}, the leader when first chosen: its client connections stay
+     * open and unanswered while the two others elect a new leader.
+     */
+    @Override
+    public void freezeMember() {
+        members.get(minorityMember()).pause();
+        frozen = true;
+    }
+
+    @Override
+    public void thawMember() {
+        if (!frozen) {
+            return;
+        }
+        int member = minorityMember();
+        members.get(member).resume();
+        frozen = false;
+        Servers.awaitState("the thawed etcd member serving linearizable reads", Duration.ofSeconds(30),
+                () -> leader() != null && linearizableRead(clientPorts.get(member)));
     }
 
     /** Whether the member answers a linearizable read, which needs its leader and a quorum. */

@@ -1,5 +1,6 @@
 package io.locksmith.safety;
 
+import io.locksmith.LockClient;
 import io.locksmith.tck.fault.LoopbackFirewall;
 import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.server.ServerProcess;
@@ -25,6 +26,7 @@ public final class RedisSentinelDeployment implements Deployment {
     static final String MASTER = "mymaster";
 
     private final int waitReplicas;
+    private final String client;
     private final ServerProcess primary;
     private final TcpProxy replicationLink;
     private final ServerProcess replica;
@@ -41,7 +43,16 @@ public final class RedisSentinelDeployment implements Deployment {
 
     /** @param waitReplicas the {@code waitReplicas} of the clients' URI: 0 (asynchronous replication) or 1 */
     public RedisSentinelDeployment(int waitReplicas) {
+        this(waitReplicas, "jedis");
+    }
+
+    /**
+     * @param waitReplicas the {@code waitReplicas} of the clients' URI: 0 (asynchronous replication) or 1
+     * @param client       the clients' transport, {@code jedis} or {@code redisson}
+     */
+    public RedisSentinelDeployment(int waitReplicas, String client) {
         this.waitReplicas = waitReplicas;
+        this.client = client;
         List<AutoCloseable> started = new ArrayList<>();
         try {
             primary = started(started, Servers.redis());
@@ -52,6 +63,15 @@ public final class RedisSentinelDeployment implements Deployment {
             sentinel = started(started, Servers.sentinel(primary.port(), MASTER));
             Servers.awaitState("Sentinel discovering the replica", Duration.ofSeconds(20),
                     () -> Servers.redisCommand(sentinel.port(), "SENTINEL", "replicas", MASTER).contains(Integer.toString(replica.port())));
+            if (!"jedis".equals(client)) {
+                // The first Redisson client of a JVM loads Netty and pings within the command time-out (300 ms
+                // here), which a cold JVM on a loaded machine misses ("Can't connect to servers!", seen twice in
+                // a row): warm the JVM up with a patient client first, as the etcd deployment does for gRPC.
+                try (LockClient warmUp = LockClient.open("redis-sentinel://127.0.0.1:" + sentinel.port() + "/" + MASTER
+                        + "?timeout=30s&waitReplicas=0&client=" + client)) {
+                    warmUp.lock("warm-up").tryAcquire().ifPresent(io.locksmith.Lease::close);
+                }
+            }
         } catch (RuntimeException e) {
             closeReversed(started);
             throw e;
@@ -65,27 +85,54 @@ public final class RedisSentinelDeployment implements Deployment {
 
     @Override
     public String name() {
-        return waitReplicas == 0 ? "redis-sentinel" : "redis-sentinel-wait" + waitReplicas;
+        return (waitReplicas == 0 ? "redis-sentinel" : "redis-sentinel-wait" + waitReplicas)
+                + ("jedis".equals(client) ? "" : "-" + client);
     }
 
     @Override
     public String description() {
         return "redis-server primary + 1 asynchronous replica + 1 Sentinel (quorum 1, down after 1 s)"
                 + (waitReplicas == 0 ? ", waitReplicas=0 (fenced only)"
-                        : ", every write waits for " + waitReplicas + " replica ack (WAIT)");
+                        : ", every write waits for " + waitReplicas + " replica ack (WAIT)")
+                + ("jedis".equals(client) ? "" : ", client=" + client);
     }
 
     @Override
     public String uri() {
         return "redis-sentinel://127.0.0.1:" + sentinel.port() + "/" + MASTER + "?" + RedisSingleDeployment.TIMEOUT
                 // Explicit both ways: the URI's default is waitReplicas=1 (WAIT), and 0 is the fenced-only opt-out.
-                + "&waitReplicas=" + waitReplicas;
+                + "&waitReplicas=" + waitReplicas + "&client=" + client;
+    }
+
+    /**
+     * Both data nodes, primary and replica (either may be primary after a failover). The Sentinel is not proxied:
+     * it is how the client finds the primary, not where its lock commands go, and its own traffic (Redisson asks
+     * it every second) would take the one reply a lost-reply rule means the acquire to lose.
+     */
+    @Override
+    public List<String> proxiedAddresses() {
+        return List.of("127.0.0.1:" + primary.port(), "127.0.0.1:" + replica.port());
+    }
+
+    /**
+     * The Sentinel announces the nodes' real addresses, so the client maps each to its proxy with the URI
+     * parameter {@code natMap}, as a client behind NAT does.
+     */
+    @Override
+    public String uriThrough(List<TcpProxy> proxies) {
+        if (proxies.size() != 2) {
+            throw new IllegalArgumentException("expected one proxy per data node (primary, replica), got " + proxies.size());
+        }
+        return uri() + "&natMap=127.0.0.1:" + primary.port() + "=127.0.0.1:" + proxies.get(0).port()
+                + ",127.0.0.1:" + replica.port() + "=127.0.0.1:" + proxies.get(1).port();
     }
 
     @Override
     public Set<Fault> faults() {
-        return waitReplicas == 0 ? EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.FAILOVER)
-                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.NODE_KILL, Fault.FAILOVER);
+        return waitReplicas == 0
+                ? EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY, Fault.FAILOVER)
+                : EnumSet.of(Fault.HOLDER_KILL, Fault.HOLDER_PAUSE, Fault.CLIENT_PARTITION, Fault.LOST_REPLY,
+                        Fault.NODE_KILL, Fault.FAILOVER);
     }
 
     /** The node Sentinel names as primary now. */

@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.Set;
 
 /**
- * The fault rules on a 3-member etcd cluster: the leader killed under contention (R9.6), and the leader cut from
- * the two others while its client stays connected to it (R9.9).
+ * The fault rules on a 3-member etcd cluster: the leader killed under contention (R9.6), the leader cut from
+ * the two others while its client stays connected to it (R9.9), and the leader frozen with SIGSTOP while its client
+ * stays connected to it (R9.10).
  */
 class EtcdClusterFaultTest extends DeploymentFaultTck {
 
@@ -41,6 +42,16 @@ class EtcdClusterFaultTest extends DeploymentFaultTck {
     @Override
     protected void healMinorityMember() {
         deploymentForPartition().healMinorityMember();
+    }
+
+    @Override
+    protected void freezeMember() {
+        deploymentForPartition().freezeMember();
+    }
+
+    @Override
+    protected void thawMember() {
+        deploymentForPartition().thawMember();
     }
 
     /** The lease, a new leader's election (under 2 election time-outs), and the majority's acquire. */

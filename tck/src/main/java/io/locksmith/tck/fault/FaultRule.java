@@ -45,7 +45,11 @@ public enum FaultRule {
     R9_9("R9.9", TckRule.Level.MUST, null, "isolateMinorityMember()",
             "A holder on a minority member stops before the majority grants",
             "a renewal must be confirmed by the quorum (not answered from a cut-off member's stale state), and the"
-                    + " lease deadline must not outlast what the majority allows (session timeout, replica TTL)");
+                    + " lease deadline must not outlast what the majority allows (session timeout, replica TTL)"),
+    R9_10("R9.10", TckRule.Level.MUST, null, "freezeMember()",
+            "A holder on a frozen leader or primary stops before another is granted",
+            "a renewal the frozen member does not answer must fail within the command time-out (never be assumed),"
+                    + " and the lease deadline must count from the last renewal the store confirmed");
 
     private final String id;
     private final TckRule.Level level;

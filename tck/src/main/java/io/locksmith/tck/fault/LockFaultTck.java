@@ -150,8 +150,8 @@ public abstract class LockFaultTck {
      * The URI of a client that talks only to the member {@link #isolateMinorityMember()} cuts from its peers
      * (rule R9.9): a ZooKeeper connect string naming that member alone, an etcd endpoint of that member, the
      * Sentinel URI of a primary that is about to be cut from its replicas and sentinels. The lease and session
-     * settings are the deployment's: the rule uses the client's default lock options. Default: not supported,
-     * and the rule is skipped.
+     * settings are the deployment's: the rule uses the client's default lock options. Rule R9.10 uses it too, for
+     * the member {@link #freezeMember()} freezes. Default: not supported, and the rule is skipped.
      */
     protected String minorityMemberUri() {
         throw new UnsupportedOperationException("minorityMemberUri()");
@@ -182,7 +182,25 @@ public abstract class LockFaultTck {
     }
 
     /**
-     * How long the majority may take to grant the lock after {@link #isolateMinorityMember()} (rule R9.9): the
+     * Freezes ({@code SIGSTOP}) the member {@link #minorityMemberUri()} talks to, which must be the leader of a
+     * consensus ensemble or the primary of a replicated store (rule R9.10): the process keeps its sockets open and
+     * answers nothing, as in a long GC pause or a stalled VM, while the other members elect a new leader or promote
+     * a replica and serve {@link #majorityUri()}. Returns at once. Default: not supported, and the rule is skipped.
+     */
+    protected void freezeMember() {
+        throw new UnsupportedOperationException("freezeMember()");
+    }
+
+    /**
+     * Resumes ({@code SIGCONT}) the member {@link #freezeMember()} froze and returns once the deployment serves
+     * clients on both sides again (the old leader or primary has rejoined as a follower or replica). Default: nothing.
+     */
+    protected void thawMember() {
+    }
+
+    /**
+     * How long the majority may take to grant the lock after {@link #isolateMinorityMember()} (rule R9.9) or
+     * {@link #freezeMember()} (rule R9.10): the
      * store's session or lease timeout plus an election or failover. The rule waits this long for a grant, and
      * requires the holder to be told within it. Default: {@code timing().slack()} times 5.
      */
@@ -736,6 +754,33 @@ public abstract class LockFaultTck {
             isolateSupported();
             return "";
         });
+        holderOnAMemberThatStopsServing("R9.9", "isolated", minorityUri, majorityUri, this::isolateMinorityMember,
+                this::healMinorityMember);
+    }
+
+    // ================================================================ a frozen leader or primary
+
+    @Test
+    void required_r9_10_aHolderOnAFrozenLeaderStopsBeforeAnotherIsGranted() {
+        String frozenUri = requireHook(FaultRule.R9_10, this::minorityMemberUri);
+        String othersUri = requireHook(FaultRule.R9_10, this::majorityUri);
+        requireHook(FaultRule.R9_10, () -> {
+            if (!overrides("freezeMember")) {
+                throw new UnsupportedOperationException("freezeMember()");
+            }
+            return "";
+        });
+        holderOnAMemberThatStopsServing("R9.10", "frozen", frozenUri, othersUri, this::freezeMember, this::thawMember);
+    }
+
+    /**
+     * Rules R9.9 and R9.10: a holder on one member writes through a fenced register while that member is cut from
+     * its peers or frozen ({@code stopServing}); the others must grant the lock within {@link #minorityPartitionBound()},
+     * and the holder must have stopped believing it holds it, and been told, before that grant. After {@code resumeServing}
+     * the lock must be available to the holder's client again.
+     */
+    private void holderOnAMemberThatStopsServing(String rule, String state, String minorityUri, String majorityUri,
+                                                 Runnable stopServing, Runnable resumeServing) {
         String name = name();
         Duration bound = minorityPartitionBound();
         FencedRegister register = new FencedRegister();
@@ -767,10 +812,10 @@ public abstract class LockFaultTck {
 
         await("the holder's first write").atMost(timing.slack()).until(() -> holderWritesAccepted.get() > 0);
         // A holder that lost the lock before the cut would pass every check below without proving anything.
-        assertTrue(lease.isHeld(), "the holder lost lock '" + name + "' before the minority partition began");
+        assertTrue(lease.isHeld(), "the holder lost lock '" + name + "' before its member was " + state);
         // Counted from before the call: the cut may take effect at any moment while the hook sets it up.
         long cutAt = System.nanoTime();
-        isolateMinorityMember();
+        stopServing.run();
         long isolatedAt = System.nanoTime();
         boolean healed = false;
         try {
@@ -783,7 +828,7 @@ public abstract class LockFaultTck {
             long grantedAt = granted.isPresent() ? System.nanoTime() : Long.MAX_VALUE;
             // A majority that never grants would make every check below pass: the rule is about the moment it does.
             assertTrue(granted.isPresent(), "the majority side (" + majorityUri + ") did not grant lock '" + name
-                    + "' within " + bound + " (minorityPartitionBound()) after the minority member was cut off");
+                    + "' within " + bound + " (minorityPartitionBound()) after the member of " + minorityUri + " was " + state);
             long majorityToken = granted.map(Lease::fencingToken).orElse(-1L);
             try (FencedRegister.Hold hold = register.enter(majorityToken, majority.clientId())) {
                 assertTrue(hold.write(-1), "the majority holder's write was refused");
@@ -799,43 +844,43 @@ public abstract class LockFaultTck {
             stop.set(true);
             holderWrites.join();
             // For the record (docs quote these): how the store behaved, from the cut.
-            System.out.printf("R9.9 %s: from the start of the cut (set up in %d ms), the minority holder was"
+            System.out.printf(rule + " %s: from the start of the fault (set up in %d ms), the minority holder was"
                             + " %s, last believed it held at +%d ms; the majority granted at +%d ms; %s%n",
                     getClass().getSimpleName(), TimeUnit.NANOSECONDS.toMillis(isolatedAt - cutAt),
                     told ? "told at +" + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - cutAt) + " ms" : "never told",
                     TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart.get() - cutAt),
                     TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt), register);
             if (granted.isPresent()) {
-                assertTrue(lastHeldCallStart.get() - grantedAt < 0, "the holder on the isolated member still believed"
+                assertTrue(lastHeldCallStart.get() - grantedAt < 0, "the holder on the " + state + " member still believed"
                         + " it held lock '" + name + "' " + TimeUnit.NANOSECONDS.toMillis(lastHeldCallStart.get() - grantedAt)
                         + " ms after the majority granted it to another client ("
                         + TimeUnit.NANOSECONDS.toMillis(grantedAt - cutAt) + " ms after the cut)");
-                assertTrue(told, "the holder on the isolated member was never told it lost lock '" + name + "' (waited "
+                assertTrue(told, "the holder on the " + state + " member was never told it lost lock '" + name + "' (waited "
                         + bound.plus(timing.slack()) + ")");
-                assertTrue(lostAt.get() - grantedAt < 0, "the holder on the isolated member was told of its loss "
+                assertTrue(lostAt.get() - grantedAt < 0, "the holder on the " + state + " member was told of its loss "
                         + TimeUnit.NANOSECONDS.toMillis(lostAt.get() - grantedAt) + " ms after the majority granted"
                         + " lock '" + name + "' to another client");
                 if (declares(majority, Capability.FENCING)) {
                     assertTrue(majorityToken > holderToken, "the majority's token " + majorityToken
-                            + " is not above the isolated holder's " + holderToken);
+                            + " is not above the " + state + " holder's " + holderToken);
                 }
                 granted.get().close();
             }
             assertEquals(0, register.staleWritesAccepted(), register::toString);
 
-            healMinorityMember();
+            resumeServing.run();
             healed = true;
             // As an application does with a lease it was told it lost: close it (an owner-checked release).
             lease.close();
             // Available again on the healed side: what was partitioned serves the lock once more.
             Optional<Lease> again = tryAcquireAcrossStoreErrors(holderClient, name, bound);
-            assertTrue(again.isPresent(), "after the partition healed, the client of the formerly isolated member"
+            assertTrue(again.isPresent(), "after the member was no longer " + state + ", the client of that member"
                     + " could not take lock '" + name + "' within " + bound);
             again.get().close();
         } finally {
             stop.set(true);
             if (!healed) {
-                healMinorityMember();
+                resumeServing.run();
             }
         }
     }

@@ -18,11 +18,13 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMetho
 
 /**
  * Rule R9.9 seen to fail: a replicated store whose cut-off member keeps confirming renewals from stale state
- * fails it, every run; the same store refusing them passes.
+ * fails it, every run; the same store refusing them passes. Rule R9.10 likewise: a store that takes a renewal its
+ * frozen member does not answer as confirmed fails it; the same store whose calls hang until the thaw passes.
  */
 class FaultKitCatchesPartitionBlindStoresTest {
 
     private static final String RULE = "required_r9_9_aHolderOnAMinorityMemberStopsBeforeTheMajorityGrants";
+    private static final String FROZEN_RULE = "required_r9_10_aHolderOnAFrozenLeaderStopsBeforeAnotherIsGranted";
 
     /** R9.9 over a {@link PartitionableToyStore}; a subclass says whether its cut-off member renews blindly. */
     abstract static class PartitionKit extends LockFaultTck {
@@ -58,6 +60,16 @@ class FaultKitCatchesPartitionBlindStoresTest {
         }
 
         @Override
+        protected void freezeMember() {
+            store.freeze();
+        }
+
+        @Override
+        protected void thawMember() {
+            store.thaw();
+        }
+
+        @Override
         protected Duration minorityPartitionBound() {
             return Duration.ofSeconds(4);
         }
@@ -79,14 +91,18 @@ class FaultKitCatchesPartitionBlindStoresTest {
     }
 
     private static TestExecutionSummary run(Class<?> kit) {
+        return run(kit, RULE);
+    }
+
+    private static TestExecutionSummary run(Class<?> kit, String rule) {
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectMethod(kit, RULE)).build();
+                .selectors(selectMethod(kit, rule)).build();
         Launcher launcher = LauncherFactory.create();
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
         launcher.execute(request, listener);
         TestExecutionSummary summary = listener.getSummary();
-        assertEquals(1, summary.getTestsStartedCount(), "rule R9.9 did not run");
-        assertEquals(0, summary.getTestsAbortedCount(), "rule R9.9 was skipped");
+        assertEquals(1, summary.getTestsStartedCount(), rule + " did not run");
+        assertEquals(0, summary.getTestsAbortedCount(), rule + " was skipped");
         return summary;
     }
 
@@ -105,6 +121,24 @@ class FaultKitCatchesPartitionBlindStoresTest {
     void aMemberThatRefusesWithoutQuorumPassesTheRule() {
         TestExecutionSummary summary = run(QuorumMinorityKit.class);
         assertEquals(0, summary.getFailures().size(), () -> "rule R9.9 failed against a correct store: "
+                + summary.getFailures().get(0).getException());
+    }
+
+    @RepeatedTest(3)
+    void aStoreThatAssumesRenewalsItsFrozenLeaderDoesNotAnswerFailsR9_10() {
+        TestExecutionSummary summary = run(BlindMinorityKit.class, FROZEN_RULE);
+        assertEquals(1, summary.getFailures().size(), "rule R9.10 passed against a store that takes a renewal its"
+                + " frozen member does not answer as confirmed");
+        String message = summary.getFailures().get(0).getException().getMessage();
+        assertTrue(message.startsWith("Rule R9.10 (A holder on a frozen leader or primary stops before another is"
+                + " granted) violated:"), message);
+        assertTrue(message.contains("still believed it held"), message);
+    }
+
+    @RepeatedTest(3)
+    void aStoreWhoseCallsToTheFrozenLeaderHangPassesR9_10() {
+        TestExecutionSummary summary = run(QuorumMinorityKit.class, FROZEN_RULE);
+        assertEquals(0, summary.getFailures().size(), () -> "rule R9.10 failed against a correct store: "
                 + summary.getFailures().get(0).getException());
     }
 }

@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A replicated toy store for rule R9.9's self-test: the majority's state, plus the state one member saw when it
+ * A replicated toy store for the self-tests of rules R9.9 and R9.10: the majority's state, plus the state one member saw when it
  * was cut from the others ({@link #isolate()}). Clients reach it by {@code toy-partition://<store>/<side>}, where
  * {@code <side>} is {@code majority} or {@code minority}; locks expire at their TTL on the majority side, on the
  * next 100 ms sweep.
@@ -48,6 +48,8 @@ final class PartitionableToyStore {
     private final Map<String, Holding> majority = new HashMap<>();
     /** What the cut-off member believes, or null while it is connected. */
     private Map<String, Holding> minorityView;
+    /** Whether the minority side's member is frozen (rule R9.10): its calls hang until it is thawed. */
+    private volatile boolean frozen;
     private long lastToken;
 
     private PartitionableToyStore(String id, boolean blind) {
@@ -72,6 +74,37 @@ final class PartitionableToyStore {
 
     synchronized void heal() {
         minorityView = null;
+    }
+
+    /** Freezes the member of the minority side (rule R9.10): its clients' calls hang; the majority goes on. */
+    void freeze() {
+        frozen = true;
+    }
+
+    void thaw() {
+        frozen = false;
+    }
+
+    /**
+     * A call on the minority side while its member is frozen: hangs until the thaw (bounded, so that a test
+     * that forgets to thaw leaks no thread for ever), as a call to a stopped process does.
+     */
+    private void hangWhileFrozen(boolean onMinority) {
+        long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (onMinority && frozen && System.nanoTime() - giveUpAt < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            if (Thread.currentThread().isInterrupted()) {
+                throw new LockStoreException(null, SCHEME + "://" + id + "/minority: interrupted", null);
+            }
+        }
+    }
+
+    /**
+     * The flaw of a {@link #blind} store while its member is frozen: a renewal that gets no answer is taken as
+     * confirmed (a client-side cache, a watchdog that swallows its time-outs), without reaching the majority.
+     */
+    private boolean renewsBlindlyWhileFrozen(boolean onMinority) {
+        return onMinority && frozen && blind;
     }
 
     void forget() {
@@ -144,16 +177,22 @@ final class PartitionableToyStore {
             return new LockProvider() {
                 @Override
                 public Optional<Grant> tryAcquire(AcquireRequest request) {
+                    store.hangWhileFrozen(onMinority);
                     return store.tryAcquire(onMinority, request);
                 }
 
                 @Override
                 public boolean renew(Grant grant, Duration ttl) {
+                    if (store.renewsBlindlyWhileFrozen(onMinority)) {
+                        return true;
+                    }
+                    store.hangWhileFrozen(onMinority);
                     return store.renew(onMinority, grant, ttl);
                 }
 
                 @Override
                 public boolean release(Grant grant) {
+                    store.hangWhileFrozen(onMinority);
                     return store.release(onMinority, grant);
                 }
 
