@@ -401,7 +401,8 @@ final class RedLockProvider implements LockProvider {
         Duration ttl = Duration.ofMillis(LockNode.millis(requested));
         if (validity(ttl, 0).toMillis() < 1) {
             throw new IllegalArgumentException("RedLock needs a lease time above its clock drift allowance"
-                    + " (1% + 2 ms); " + requested.toMillis() + " ms leaves no validity");
+                    + " (1% + 2 ms); " + requested.toMillis() + " ms leaves no validity: ask for at least "
+                    + minimumTtl());
         }
         return ttl;
     }
