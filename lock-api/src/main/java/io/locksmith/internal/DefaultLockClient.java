@@ -332,6 +332,10 @@ final class DefaultLockClient implements LockClient {
         }
     }
 
+    boolean isClosed() {
+        return closed.get();
+    }
+
     void ensureOpen() {
         if (closed.get()) {
             throw new IllegalStateException("lock client " + clientId + " on " + provider.describe() + " is closed");
