@@ -84,6 +84,12 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final ZooKeeperRegistry registry;
     /** Owner id to the node it keeps while it waits, between attempts. */
     private final Map<String, String> waitingNodes = new ConcurrentHashMap<>();
+    /**
+     * Owners whose wait was cancelled, with when (nanoTime): an attempt of theirs still under way (cut short by the end
+     * of its wait, it goes on in the background) must not leave its queue node behind after the cancel. Owner ids
+     * are unique per acquire, so a cancelled owner never waits again; entries are dropped after a minute.
+     */
+    private final Map<String, Long> cancelledOwners = new ConcurrentHashMap<>();
     /** Lock path to the client's callbacks for changes in its queue. */
     private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
     /** Nodes to delete that the server has not confirmed deleted yet (sent while the connection was down). */
@@ -189,6 +195,11 @@ final class ZooKeeperLockProvider implements LockProvider {
                     continue; // it went between the two reads: look again
                 }
                 waitingNodes.put(owner.id(), node);
+                if (cancelledOwners.containsKey(owner.id()) && waitingNodes.remove(owner.id(), node)) {
+                    // The wait was cancelled while this attempt ran: the finally block deletes the node now.
+                    failed = false;
+                    return Optional.empty();
+                }
                 keepNode = true;
                 failed = false;
                 return Optional.empty();
@@ -400,6 +411,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public void cancel(String name, Owner owner) {
+        long now = System.nanoTime();
+        cancelledOwners.values().removeIf(at -> now - at > TimeUnit.MINUTES.toNanos(1));
+        // First: an attempt still under way then sees it, or has put its node where the next line finds it.
+        cancelledOwners.put(owner.id(), now);
         String node = waitingNodes.remove(owner.id());
         if (node != null) {
             deleteNow(node);
