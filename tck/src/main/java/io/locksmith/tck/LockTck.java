@@ -228,7 +228,10 @@ public abstract class LockTck {
     @Test
     void required_r2_1_releaseByNonOwnerMustNotDeleteTheNewHoldersLock() {
         String name = name();
-        LockClient a = client();
+        // Where the kit can open A's client itself, A's stale grant is also released at the SPI, synchronously: the
+        // client may release a lease it knows ran out in the background, after the check below.
+        SpiClient spiA = supportsStoreUri() ? spiClient(TckRule.R2_1, null) : null;
+        LockClient a = spiA != null ? spiA.client() : client();
         LockClient b = client();
         LockClient c = client();
         Lease stale = a.lock(name, fixedShortLease()).acquire(timing.slack());
@@ -236,6 +239,12 @@ public abstract class LockTck {
                 () -> new AssertionError("the first holder's fixed lease of " + timing.shortLease()
                         + " ran out but the lock stayed taken (see R3.1)"));
         stale.close();
+        if (spiA != null) {
+            Grant staleGrant = spiA.faults().lastGrant(name).orElseThrow();
+            assertFalse(spiA.faults().provider().release(staleGrant), "the release of holder A's stale grant (token "
+                    + staleGrant.fencingToken() + ") answered true, although lock '" + name + "' was holder B's (token "
+                    + current.fencingToken() + ")");
+        }
         assertTrue(c.lock(name, longLease()).tryAcquire().isEmpty(), "the late release of holder A (token "
                 + stale.fencingToken() + "), whose lease had run out, freed lock '" + name
                 + "' that now belongs to holder B (token " + current.fencingToken() + "): a third client took it");
@@ -1307,7 +1316,7 @@ public abstract class LockTck {
         List<Long> tries = new ArrayList<>();
         try (Lease held = a.lock(name, longLease()).acquire(timing.slack())) {
             DistributedLock contender = b.lock(name, longLease());
-            for (int i = 0; i < 7; i++) {
+            for (int i = 0; i < TRY_ACQUIRE_SAMPLES; i++) {
                 long start = System.nanoTime();
                 b.inspect(name);
                 roundTrips.add(System.nanoTime() - start);
@@ -1319,12 +1328,22 @@ public abstract class LockTck {
             }
             assertTrue(held.isHeld());
         }
-        long roundTrip = median(roundTrips);
-        long tryTook = median(tries);
-        long bound = 5 * roundTrip + timing.notificationLatency().toNanos() / 10;
-        assertTrue(tryTook <= bound, "tryAcquire() on a held lock took " + tryTook / 1_000 + " us (median of 7) while a"
-                + " store round trip (inspect) took " + roundTrip / 1_000 + " us: tryAcquire must not wait inside the"
-                + " provider (bound " + bound / 1_000 + " us)");
+        // Judged on what tryAcquire() takes beyond the inspect made just before it, pair by pair: load slows both
+        // alike, so the median of the differences stays near zero for one store request and keeps whatever a
+        // provider waits. The allowance is 3 of the fastest round trips (a queueing store's tryAcquire writes and
+        // deletes its queue entry) plus 25 ms, so a loaded machine does not widen it.
+        List<Long> extra = new ArrayList<>();
+        for (int i = 0; i < tries.size(); i++) {
+            extra.add(tries.get(i) - roundTrips.get(i));
+        }
+        long fastestRoundTrip = roundTrips.stream().mapToLong(Long::longValue).min().orElseThrow();
+        long extraTook = median(extra);
+        long bound = 3 * fastestRoundTrip + timing.notificationLatency().toNanos() / 10;
+        assertTrue(extraTook <= bound, "tryAcquire() on a held lock took " + extraTook / 1_000 + " us more than a store"
+                + " round trip (inspect) made just before it (median of " + TRY_ACQUIRE_SAMPLES + " pairs; tryAcquire "
+                + median(tries) / 1_000 + " us, inspect " + median(roundTrips) / 1_000 + " us, fastest "
+                + fastestRoundTrip / 1_000 + " us): tryAcquire must not wait inside the provider (bound " + bound / 1_000
+                + " us)");
     }
 
     @Test
@@ -1476,8 +1495,10 @@ public abstract class LockTck {
         Lease renewing = a.client().lock(renewed, renewingShortLease()).acquire(timing.slack());
         a.faults().failNext(FaultInjector.Call.RENEW, FaultInjector.Moment.AFTER_EFFECT)
                 .failNext(FaultInjector.Call.RENEW, FaultInjector.Moment.BEFORE_EFFECT);
-        waitFor(timing.shortLease().multipliedBy(2));
-        assertFalse(a.faults().hasPending(), "the renewals never reached the provider");
+        // Both failures strike the next renewals, unless the first one cost the lease (renewal then stops, rightly,
+        // and the lease must say so): on a loaded machine a failed renewal may leave too little of a short lease.
+        within(timing.shortLease().multipliedBy(2).plus(timing.slack()), "both failing renewals to reach the provider,"
+                + " or the lease to be reported lost").until(() -> !a.faults().hasPending() || !renewing.isHeld());
         if (renewing.isHeld()) {
             assertEquals(renewing.fencingToken(), b.inspect(renewed).map(LockInfo::fencingToken).orElse(null),
                     "the holder of '" + renewed + "' believes it holds the lock after two failed renewals, but the store"
@@ -1547,6 +1568,8 @@ public abstract class LockTck {
     static final int GENERATED_NAME_PAIRS = 84;
     /** Handoffs of R7.4, judged on their 80th percentile: every second one after an expiry. */
     static final int HANDOFFS = 10;
+    /** Pairs of inspect and tryAcquire() of R7.9. */
+    static final int TRY_ACQUIRE_SAMPLES = 9;
     /** Releases the holder of R7.4 takes back during each wait, before the handoff. */
     static final int NOTIFICATION_BOUNCES = 2;
     /** Operations of the contention workload of R1.4 and R5.3; every one must complete. */
