@@ -749,7 +749,10 @@ public abstract class LockTck {
                 gate.resumeWaitingAttempts();
                 within(timing.slack(), "the waiter to wait again after bounce " + bounce).until(
                         () -> gate.noWaitingAttemptInFlight() && waiter.isParked());
-                assertFalse(waiter.result.isDone(), "the waiter got lock '" + name + "' while another client held it");
+                // (After the last bounce of an expiry round the fixed short lease may run out meanwhile, and then the
+                // waiter rightly has the lock.)
+                assertTrue(byExpiry && last || !waiter.result.isDone(), "the waiter got lock '" + name + "' while"
+                        + " another client held it");
             }
             long freedAt;
             if (byExpiry) {
