@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-10}"
+started=$SECONDS
 for run in $(seq 1 "$runs"); do
   echo "tck-mutants: run $run of $runs"
+  run_started=$SECONDS
   mkdir -p tck/target
   if ! ./mvnw -o -B -ntp -q -pl tck -am verify -Dtest=MutantSuiteTest -Dsurefire.failIfNoSpecifiedTests=false \
       > "tck/target/tck-mutants-run-$run.log" 2>&1; then
@@ -14,5 +16,7 @@ for run in $(seq 1 "$runs"); do
     exit 1
   fi
   rm -f "tck/target/tck-mutants-run-$run.log"
+  summary=$(grep -h '^Tests run' tck/target/surefire-reports/io.locksmith.tck.selftest.MutantSuiteTest.txt || true)
+  echo "tck-mutants: run $run passed in $((SECONDS - run_started)) s ($summary)"
 done
-echo "tck-mutants: every mutant was caught and the controls passed in $runs of $runs runs"
+echo "tck-mutants: every mutant was caught and the controls passed in $runs of $runs runs ($((SECONDS - started)) s)"

@@ -112,6 +112,11 @@ final class EtcdLockProvider implements LockProvider {
         return minimumTtlSeconds;
     }
 
+    /** The ids of the etcd leases this provider keeps alive now: for tests that revoke them, as etcd may. */
+    List<Long> leaseIds() {
+        return leases.leaseIds();
+    }
+
     // ---------------------------------------------------------------- acquire
 
     @Override

@@ -40,6 +40,12 @@ class EtcdSingleMemberLockTckTest extends LockTck {
         return etcd.uri("");
     }
 
+    /** Revokes the provider's leases, as etcd ends a lease (R9.13). */
+    @Override
+    protected void endStoreSession(io.locksmith.spi.LockProvider storeProvider) {
+        EtcdTckSupport.revokeLeases(direct, storeProvider);
+    }
+
     @Override
     protected void expireBehindClientsBack(String lockName) {
         EtcdTckSupport.deleteHolderKey(direct, lockName);

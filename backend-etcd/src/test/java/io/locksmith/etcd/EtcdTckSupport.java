@@ -42,4 +42,25 @@ final class EtcdTckSupport {
             throw new IllegalStateException("could not expire lock '" + lockName + "' in etcd", e);
         }
     }
+
+    /**
+     * The TCK's {@code endStoreSession}: revokes every lease of the provider with a separate client, as an operator
+     * or etcd itself ends a lease; etcd deletes the keys on them at once and tells the provider nothing.
+     */
+    static void revokeLeases(Client direct, io.locksmith.spi.LockProvider storeProvider) {
+        List<Long> ids = ((EtcdLockProvider) storeProvider).leaseIds();
+        if (ids.isEmpty()) {
+            throw new IllegalStateException("the provider keeps no lease alive: nothing to revoke");
+        }
+        try {
+            for (long id : ids) {
+                direct.getLeaseClient().revoke(id).get(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while revoking leases " + ids, e);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not revoke leases " + ids + " in etcd", e);
+        }
+    }
 }

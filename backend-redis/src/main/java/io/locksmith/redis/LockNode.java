@@ -194,8 +194,13 @@ final class LockNode implements AutoCloseable {
      * once it is gone. Without it a waiter learns of a crashed holder's expiry only at its next poll (R7.8).
      */
     AutoCloseable subscribe(String name, Runnable onRelease) {
-        AutoCloseable released = commands.subscribe(RedisLockKeys.releaseChannel(name), onRelease);
         ExpiryWatch watch = new ExpiryWatch(name, onRelease);
+        // After a release the next holder's TTL is another one: the watch reads it again (it slept until the TTL of
+        // the holder it saw, and missed the expiry of a shorter lease taken after a release; TCK R7.4).
+        AutoCloseable released = commands.subscribe(RedisLockKeys.releaseChannel(name), () -> {
+            onRelease.run();
+            watch.rearm();
+        });
         watch.schedule(Duration.ZERO);
         return () -> {
             watch.cancel();
@@ -254,6 +259,25 @@ final class LockNode implements AutoCloseable {
             }
             sawHeld = true;
             schedule(holding.remaining().plusMillis(1));
+        }
+
+        /** Forgets the holder it saw and reads the lock again now (on the watch's own thread). */
+        void rearm() {
+            if (cancelled) {
+                return;
+            }
+            try {
+                EXPIRY_WATCHES.execute(() -> {
+                    java.util.concurrent.Future<?> scheduled = next;
+                    if (scheduled != null) {
+                        scheduled.cancel(false);
+                    }
+                    sawHeld = false;
+                    check();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // shutting down
+            }
         }
 
         void cancel() {

@@ -79,6 +79,12 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final ZooKeeperRegistry registry;
     /** Owner id to the node it keeps while it waits, between attempts. */
     private final Map<String, String> waitingNodes = new ConcurrentHashMap<>();
+    /**
+     * Owners whose wait was cancelled, with when (nanoTime): an attempt of theirs still under way (cut short by the end
+     * of its wait, it goes on in the background) must not leave its queue node behind after the cancel. Owner ids
+     * are unique per acquire, so a cancelled owner never waits again; entries are dropped after a minute.
+     */
+    private final Map<String, Long> cancelledOwners = new ConcurrentHashMap<>();
     private final SessionProof proof = new SessionProof();
     /** When the connection was last seen suspended or lost (nanoTime): a new session was asked for after it. */
     private volatile long disconnectedAt;
@@ -181,6 +187,11 @@ final class ZooKeeperLockProvider implements LockProvider {
                     continue; // it went between the two reads: look again
                 }
                 waitingNodes.put(owner.id(), node);
+                if (cancelledOwners.containsKey(owner.id()) && waitingNodes.remove(owner.id(), node)) {
+                    // The wait was cancelled while this attempt ran: the finally block deletes the node now.
+                    failed = false;
+                    return Optional.empty();
+                }
                 keepNode = true;
                 failed = false;
                 return Optional.empty();
@@ -354,6 +365,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public void cancel(String name, Owner owner) {
+        long now = System.nanoTime();
+        cancelledOwners.values().removeIf(at -> now - at > TimeUnit.MINUTES.toNanos(1));
+        // First: an attempt still under way then sees it, or has put its node where the next line finds it.
+        cancelledOwners.put(owner.id(), now);
         String node = waitingNodes.remove(owner.id());
         if (node != null) {
             reaper.deleteNow(node);

@@ -77,6 +77,47 @@ final class ZooKeeperAdmin implements AutoCloseable {
         }
     }
 
+    /**
+     * The TCK's {@code endStoreSession}: ends the ZooKeeper session of {@code provider} on the server, as an
+     * expiry does. A second handle joins the session with its id and password and closes it: the server then
+     * closes the session, deletes its ephemeral nodes and drops the first handle's connection, whose reconnection
+     * is answered "session expired". (ZooKeeper's {@code injectSessionExpiration()} only fakes the expiry in the
+     * client, leaving the session and its nodes on the server until they time out.)
+     */
+    static void endSession(ZooKeeperLockProvider provider, String connectString) {
+        org.apache.zookeeper.ZooKeeper session;
+        try {
+            session = provider.curator().getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw new IllegalStateException("the provider has no ZooKeeper session to end", e);
+        }
+        java.util.concurrent.CountDownLatch joined = new java.util.concurrent.CountDownLatch(1);
+        org.apache.zookeeper.ZooKeeper twin = null;
+        try {
+            twin = new org.apache.zookeeper.ZooKeeper(connectString, session.getSessionTimeout(), event -> {
+                if (event.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
+                    joined.countDown();
+                }
+            }, session.getSessionId(), session.getSessionPasswd());
+            if (!joined.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("could not join ZooKeeper session 0x" + Long.toHexString(session.getSessionId()));
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot connect to " + connectString, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } finally {
+            if (twin != null) {
+                try {
+                    twin.close();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
     @Override
     public void close() {
         curator.close();

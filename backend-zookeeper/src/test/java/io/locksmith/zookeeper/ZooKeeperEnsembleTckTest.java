@@ -41,6 +41,12 @@ class ZooKeeperEnsembleTckTest extends LockTck {
         return "zookeeper://" + cluster.getConnectString() + ZooKeeperSettings.DEFAULT_BASE_PATH;
     }
 
+    /** Ends the provider's session on the server (R9.13). */
+    @Override
+    protected void endStoreSession(io.locksmith.spi.LockProvider storeProvider) {
+        ZooKeeperAdmin.endSession((ZooKeeperLockProvider) storeProvider, cluster.getConnectString());
+    }
+
     @Override
     protected void expireBehindClientsBack(String lockName) {
         admin.dropHolder(lockName);

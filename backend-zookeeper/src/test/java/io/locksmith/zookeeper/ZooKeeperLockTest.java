@@ -476,4 +476,30 @@ class ZooKeeperLockTest {
             }
         }
     }
+
+    /**
+     * Regression (found by the TCK's R1.5 history, which ends by checking that every name is free): a timed attempt cut
+     * short by the end of its wait goes on in the background, and when it queued after the client's cancel, its node
+     * stayed in the queue for the life of the session, so the lock never came free for anybody else.
+     */
+    @Test
+    void anAttemptThatEndsAfterItsWaitWasCancelledLeavesNoQueueNode() throws Exception {
+        String name = unique("late-attempt");
+        CapturingFactory factory = new CapturingFactory();
+        try (LockClient holder = open("");
+             LockClient waiter = LockClient.builder().uri(server.uri()).factory(factory).build();
+             LockClient next = open("")) {
+            Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
+            io.locksmith.spi.Owner owner = new io.locksmith.spi.Owner(waiter.clientId() + ":late",
+                    new io.locksmith.HolderIdentity(waiter.clientId(), "test", "late", 1, null));
+            // The client's order when a wait ends while its last attempt is still at the store: cancel, then the
+            // attempt completes.
+            factory.provider.cancel(name, owner);
+            assertEquals(Optional.empty(), factory.provider.tryAcquire(new io.locksmith.spi.AcquireRequest(name, owner,
+                    Duration.ofSeconds(30), true)));
+            assertEquals(1, admin.queue(name).size(), "the late attempt left a queue node: " + admin.queue(name));
+            held.close();
+            assertTrue(next.lock(name).tryAcquire().isPresent(), "the lock did not come free after its release");
+        }
+    }
 }

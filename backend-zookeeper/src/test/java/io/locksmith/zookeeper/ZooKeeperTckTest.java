@@ -40,6 +40,12 @@ class ZooKeeperTckTest extends LockTck {
     }
 
     /** Deletes the holder's node with another session, as an operator or a session expiry would. */
+    /** Ends the provider's session on the server (R9.13). */
+    @Override
+    protected void endStoreSession(io.locksmith.spi.LockProvider storeProvider) {
+        ZooKeeperAdmin.endSession((ZooKeeperLockProvider) storeProvider, server.connectString());
+    }
+
     @Override
     protected void expireBehindClientsBack(String lockName) {
         admin.dropHolder(lockName);

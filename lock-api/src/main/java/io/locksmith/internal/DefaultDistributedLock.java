@@ -260,13 +260,17 @@ final class DefaultDistributedLock implements DistributedLock {
      */
     private Optional<Lease> take(LockProvider provider, Grant grant, Owner owner, long sentAt, long now, long start) {
         HeldLock held;
+        boolean registered = false;
         try {
             held = new HeldLock(checked(grant, owner), options, DefaultLockClient.saturatedNanos(ttl), sentAt, now);
             if (now - held.deadline < 0) {
                 client.registerHeld(held);
-                client.events().emit(LockEvent.Type.ACQUIRED, name, held.grant.fencingToken(),
-                        owner.holder(), now - start, null);
-                return Optional.of(new DefaultLease(client, held));
+                registered = true;
+                if (!client.isClosed()) {
+                    client.events().emit(LockEvent.Type.ACQUIRED, name, held.grant.fencingToken(),
+                            owner.holder(), now - start, null);
+                    return Optional.of(new DefaultLease(client, held));
+                }
             }
         } catch (RuntimeException | Error e) {
             try {
@@ -276,6 +280,11 @@ final class DefaultDistributedLock implements DistributedLock {
                 e.addSuppressed(cleanup);
             }
             throw e;
+        }
+        // The client closed during the acquire, and registerHeld released the lock: hand out no lease on a lock it
+        // let go (the caller would work unprotected); say the client is closed, as any call on it then does.
+        if (registered) {
+            client.ensureOpen();
         }
         client.storeCalls.runQuietlyWithin(name, "release of a late grant", () -> provider.release(held.grant),
                 CLEANUP_GRACE_NANOS);

@@ -75,6 +75,8 @@ final class DefaultLockClient implements LockClient {
      * registered yet (a session lost right after the grant): the grant is lost as soon as it is registered.
      */
     private final Map<String, EarlyLoss> inFlight = new ConcurrentHashMap<>();
+    /** Acquires between {@link #acquiring} and {@link #acquireEnded}: close lets them end before the provider does. */
+    private final java.util.concurrent.atomic.AtomicInteger acquiresUnderWay = new java.util.concurrent.atomic.AtomicInteger();
     private final Object lossLock = new Object();
 
     /** A loss reported before its grant was registered. */
@@ -345,6 +347,13 @@ final class DefaultLockClient implements LockClient {
                 }
             }
         }
+        // Acquires still at the store end soon (woken waiters see the closed client; a grant that lands now is
+        // released by registerHeld). Closing the provider under them would leave such a grant in the store until its
+        // TTL with nobody holding it: give them the command time-out to end.
+        long deadline = System.nanoTime() + commandTimeoutNanos;
+        while (acquiresUnderWay.get() > 0 && System.nanoTime() - deadline < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1));
+        }
         keeper.close();
         storeCalls.close();
         try {
@@ -360,6 +369,10 @@ final class DefaultLockClient implements LockClient {
             LOG.warn("closing the lock client on {} did not release everything cleanly; what was not released"
                     + " runs out at its TTL", provider.describe(), failure);
         }
+    }
+
+    boolean isClosed() {
+        return closed.get();
     }
 
     void ensureOpen() {
@@ -415,12 +428,14 @@ final class DefaultLockClient implements LockClient {
 
     /** An acquire for {@code owner} starts: keep provider loss reports that arrive before its grant is registered. */
     void acquiring(io.locksmith.spi.Owner owner) {
+        acquiresUnderWay.incrementAndGet();
         inFlight.put(owner.id(), NO_LOSS);
     }
 
     /** The acquire for {@code owner} ended, granted or not. */
     void acquireEnded(io.locksmith.spi.Owner owner) {
         inFlight.remove(owner.id());
+        acquiresUnderWay.decrementAndGet();
     }
 
     void registerHeld(HeldLock lock) {

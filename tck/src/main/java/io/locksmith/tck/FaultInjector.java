@@ -56,6 +56,13 @@ public final class FaultInjector {
     private final ConcurrentLinkedQueue<Grant> grants = new ConcurrentLinkedQueue<>();
     private final List<LockProvider> providers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger injected = new java.util.concurrent.atomic.AtomicInteger();
+    private final List<LockProvider> storeProviders = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Guards the waiting-attempt gate and its counters. */
+    private final Object gate = new Object();
+    private boolean waitingAttemptsHeld;
+    private long waitingAttemptsArrived;
+    private long waitingAttemptsDone;
+    private long lastWaitingAttemptAt;
 
     public FaultInjector() {
         for (Call call : Call.values()) {
@@ -103,6 +110,87 @@ public final class FaultInjector {
         return providers.get(providers.size() - 1);
     }
 
+    /**
+     * The store's own provider behind {@link #provider()} (the most recently created one, unwrapped): for hooks
+     * that act on the store's session or connection, such as {@code LockTck.endStoreSession}.
+     */
+    public LockProvider storeProvider() {
+        if (storeProviders.isEmpty()) {
+            throw new IllegalStateException("no provider was created through this injector yet");
+        }
+        return storeProviders.get(storeProviders.size() - 1);
+    }
+
+    /**
+     * From now on, every waiting acquire attempt ({@link AcquireRequest#willWait()}) of the wrapped providers stops
+     * before it reaches the store, until {@link #resumeWaitingAttempts()} (or 10 seconds at most, so that a rule
+     * that fails cannot hang a waiter). Its arrival is still counted and timed: a rule can see that a waiter was
+     * woken, and take the lock back before the waiter can win it.
+     */
+    public void holdWaitingAttempts() {
+        synchronized (gate) {
+            waitingAttemptsHeld = true;
+        }
+    }
+
+    /** Lets the held waiting attempts, and later ones, go on to the store. */
+    public void resumeWaitingAttempts() {
+        synchronized (gate) {
+            waitingAttemptsHeld = false;
+            gate.notifyAll();
+        }
+    }
+
+    /** How many waiting acquire attempts reached the wrapped providers so far (held ones included). */
+    public long waitingAttemptsArrived() {
+        synchronized (gate) {
+            return waitingAttemptsArrived;
+        }
+    }
+
+    /** Whether no waiting acquire attempt is under way in the wrapped providers (none held, none at the store). */
+    public boolean noWaitingAttemptInFlight() {
+        synchronized (gate) {
+            return waitingAttemptsArrived == waitingAttemptsDone;
+        }
+    }
+
+    /** When ({@link System#nanoTime()}) the last waiting acquire attempt reached the wrapped providers; 0 if none. */
+    public long lastWaitingAttemptAt() {
+        synchronized (gate) {
+            return lastWaitingAttemptAt;
+        }
+    }
+
+    private void arriveWaiting(String name) {
+        long now = System.nanoTime();
+        synchronized (gate) {
+            waitingAttemptsArrived++;
+            lastWaitingAttemptAt = now;
+            long until = now + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            boolean interrupted = false;
+            while (waitingAttemptsHeld && until - System.nanoTime() > 0) {
+                try {
+                    java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(gate, until - System.nanoTime());
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    break;
+                }
+            }
+            if (interrupted) {
+                waitingAttemptsDone++;
+                Thread.currentThread().interrupt();
+                throw new LockStoreException(name, "interrupted while the kit held a waiting attempt", null);
+            }
+        }
+    }
+
+    private void leaveWaiting() {
+        synchronized (gate) {
+            waitingAttemptsDone++;
+        }
+    }
+
     /** A factory whose providers are {@code factory}'s, wrapped by this injector. */
     public LockProviderFactory wrap(LockProviderFactory factory) {
         Objects.requireNonNull(factory, "factory cannot be null");
@@ -119,7 +207,9 @@ public final class FaultInjector {
 
             @Override
             public LockProvider create(LockUri uri, ProviderContext context) {
-                LockProvider wrapped = wrap(factory.create(uri, context));
+                LockProvider store = factory.create(uri, context);
+                LockProvider wrapped = wrap(store);
+                storeProviders.add(store);
                 providers.add(wrapped);
                 return wrapped;
             }
@@ -153,6 +243,18 @@ public final class FaultInjector {
 
         @Override
         public Optional<Grant> tryAcquire(AcquireRequest request) {
+            if (!request.willWait()) {
+                return tryAcquireNow(request);
+            }
+            arriveWaiting(request.name());
+            try {
+                return tryAcquireNow(request);
+            } finally {
+                leaveWaiting();
+            }
+        }
+
+        private Optional<Grant> tryAcquireNow(AcquireRequest request) {
             Moment moment = strikes(Call.TRY_ACQUIRE);
             if (moment == Moment.BEFORE_EFFECT) {
                 throw lost(Call.TRY_ACQUIRE, moment, request.name(), delegate.describe());
@@ -257,6 +359,11 @@ public final class FaultInjector {
         @Override
         public Duration minimumTtl() {
             return delegate.minimumTtl();
+        }
+
+        @Override
+        public Duration commandTimeout() {
+            return delegate.commandTimeout();
         }
 
         @Override

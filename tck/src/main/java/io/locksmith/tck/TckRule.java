@@ -120,7 +120,11 @@ public enum TckRule {
             "releaseAmbiguous must remove the owner's lock or queue entry whether or not the acquire took effect"),
     R9_12("R9.12", Level.MUST, null, "An ambiguous release or renewal leaves no orphan and no false holder",
             "a failed release must leave the lock to its TTL at most; a failed renewal must not extend the"
-                    + " holder's local validity");
+                    + " holder's local validity"),
+    R9_13("R9.13", Level.MUST, Capability.SESSION_BOUND, "The end of a session is reported to every holder on it",
+            "report every grant of an ended session through ProviderContext.lossListener() as soon as the session is"
+                    + " known to be gone (ZooKeeper: SUSPENDED/LOST/new session; etcd: a keep-alive answering lease not"
+                    + " found), fixed leases included, then start a new session");
 
     /** How strongly a rule binds. */
     public enum Level { MUST, SHOULD, MAY }

@@ -90,10 +90,10 @@ enum Mutant {
     CANCEL_LEAVES_THE_QUEUE_PLACE(List.of(R7_1, R7_2)),
     WAITERS_NEVER_GET_IT(List.of(R7_3)),
     NEVER_NOTIFIES(List.of(R7_4, R7_8)),
-    // A notifier that fires once per subscription is not listed: R7.4 caught it in most full runs but not in
-    // every one since provider calls run on the shared client's own threads (the waiter then often wins the
-    // first release before the holder can take the lock back, so no second notification is ever needed).
-    NOTIFIES_ONLY_ON_RELEASE(List.of(R7_8)),
+    // Fires for the first change after subscribing only: R7.4 holds the waiter before the store while the holder
+    // takes the lock back, so every wait sees several releases on one subscription.
+    NOTIFIES_ONCE_PER_SUBSCRIPTION(List.of(R7_4)),
+    NOTIFIES_ONLY_ON_RELEASE(List.of(R7_4, R7_8)),
 
     // Lifecycle and inspection (R8)
     CLOSE_DROPS_PENDING_RELEASES(List.of(R8_1)),
@@ -102,7 +102,10 @@ enum Mutant {
     DROPS_THE_TRACE_ID(List.of(R8_8)),
 
     // Faults at the SPI (R9)
-    RELEASE_AMBIGUOUS_DOES_NOTHING(List.of(R9_11));
+    RELEASE_AMBIGUOUS_DOES_NOTHING(List.of(R9_11)),
+    // Declares SESSION_BOUND; when its session ends (MutantTck.endStoreSession) the store drops the session's
+    // locks, and the provider tells nobody: its holders learn at their next renewal, or never (a fixed lease).
+    SESSION_LOSS_NEVER_REPORTED(List.of(R9_13));
 
     private final List<TckRule> caughtBy;
     private final UnaryOperator<String> key;

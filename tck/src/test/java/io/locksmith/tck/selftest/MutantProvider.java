@@ -77,6 +77,8 @@ final class MutantProvider implements LockProvider {
     private final Mutant mutant;
     private final Shared shared;
     private final Set<String> everLocked = ConcurrentHashMap.newKeySet();
+    /** SESSION_LOSS_NEVER_REPORTED: the grants of this provider's session, by owner id. */
+    private final Map<String, Grant> sessionGrants = new ConcurrentHashMap<>();
     private final ScheduledExecutorService pendingReleases;
 
     private MutantProvider(LockProvider mem, MemStore store, Mutant mutant, Shared shared) {
@@ -167,7 +169,11 @@ final class MutantProvider implements LockProvider {
             default -> requested;
         };
         mem.inspect(key).ifPresent(info -> shared.lastInfo.put(key, info));
-        return Optional.of(new Grant(name, owner, token, validity, granted.handle()));
+        Grant result = new Grant(name, owner, token, validity, granted.handle());
+        if (mutant == Mutant.SESSION_LOSS_NEVER_REPORTED) {
+            sessionGrants.put(owner.id(), result);
+        }
+        return Optional.of(result);
     }
 
     /** What the mutant does when the store says the lock is taken. */
@@ -372,6 +378,9 @@ final class MutantProvider implements LockProvider {
         if (mutant.name().startsWith("BATCH_")) {
             capabilities.add(Capability.BATCH_RENEW);
         }
+        if (mutant == Mutant.SESSION_LOSS_NEVER_REPORTED) {
+            capabilities.add(Capability.SESSION_BOUND);
+        }
         return capabilities;
     }
 
@@ -390,6 +399,14 @@ final class MutantProvider implements LockProvider {
             case NEVER_NOTIFIES -> {
                 return () -> { };
             }
+            case NOTIFIES_ONCE_PER_SUBSCRIPTION -> {
+                java.util.concurrent.atomic.AtomicBoolean fired = new java.util.concurrent.atomic.AtomicBoolean();
+                return mem.subscribe(key, () -> {
+                    if (fired.compareAndSet(false, true)) {
+                        onChange.run();
+                    }
+                });
+            }
             case NOTIFIES_ONLY_ON_RELEASE -> {
                 List<Runnable> list = shared.listeners.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
                 list.add(onChange);
@@ -399,6 +416,17 @@ final class MutantProvider implements LockProvider {
                 return mem.subscribe(key, onChange);
             }
         }
+    }
+
+    /**
+     * The store ends this provider's session: its locks go. A correct session-bound provider would report each
+     * grant to its LossListener now; this mutant's bug is that it does not.
+     */
+    void endSession() {
+        for (Grant grant : sessionGrants.values()) {
+            mem.release(new Grant(key(grant.name()), grant.owner(), grant.fencingToken(), grant.validity()));
+        }
+        sessionGrants.clear();
     }
 
     @Override

@@ -42,6 +42,15 @@ public class MutantTck extends LockTck {
     }
 
     @Override
+    protected void endStoreSession(io.locksmith.spi.LockProvider storeProvider) {
+        if (!(storeProvider instanceof MutantProvider provider) || !provider.capabilities()
+                .contains(io.locksmith.spi.Capability.SESSION_BOUND)) {
+            throw new UnsupportedOperationException("only the session-bound mutant has a session");
+        }
+        provider.endSession();
+    }
+
+    @Override
     protected void expireBehindClientsBack(String lockName) {
         MemStore.named(store).expire(mutant.key(lockName));
     }

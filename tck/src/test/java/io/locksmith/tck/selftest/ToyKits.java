@@ -52,6 +52,14 @@ final class ToyKits {
         protected void expireBehindClientsBack(String lockName) {
             store.expire(lockName);
         }
+
+        @Override
+        protected void endStoreSession(io.locksmith.spi.LockProvider storeProvider) {
+            if (!sessionBound()) {
+                throw new UnsupportedOperationException("the toy store has sessions only when session-bound");
+            }
+            ((ToyProviderFactory.ToyProvider) storeProvider).endSession();
+        }
     }
 
     static class CorrectToyTck extends ToyTck {

@@ -33,15 +33,38 @@ final class ToyProviderFactory implements LockProviderFactory {
 
     @Override
     public LockProvider create(LockUri uri, ProviderContext context) {
-        return new ToyProvider();
+        return new ToyProvider(context);
     }
 
-    private final class ToyProvider implements LockProvider {
+    final class ToyProvider implements LockProvider {
+        private final ProviderContext context;
+        /** A session-bound store's grants of this provider's session, by owner id. */
+        private final java.util.Map<String, Grant> session = new java.util.concurrent.ConcurrentHashMap<>();
+
+        ToyProvider(ProviderContext context) {
+            this.context = context;
+        }
+
+        /** The store ends this provider's session: its locks go, and each holder is told (R9.13). */
+        void endSession() {
+            for (Grant grant : session.values()) {
+                store.release(grant.name(), grant.owner().id());
+                context.lossListener().lost(grant, "the toy store ended the session", null);
+            }
+            session.clear();
+        }
+
         @Override
         public Optional<Grant> tryAcquire(AcquireRequest request) {
             long token = store.tryAcquire(request.name(), request.owner(), request.ttl(), request.willWait());
-            return token < 0 ? Optional.empty()
-                    : Optional.of(new Grant(request.name(), request.owner(), token, request.ttl()));
+            if (token < 0) {
+                return Optional.empty();
+            }
+            Grant grant = new Grant(request.name(), request.owner(), token, request.ttl());
+            if (store.isSessionBound()) {
+                session.put(request.owner().id(), grant);
+            }
+            return Optional.of(grant);
         }
 
         @Override
@@ -51,6 +74,7 @@ final class ToyProviderFactory implements LockProviderFactory {
 
         @Override
         public boolean release(Grant grant) {
+            session.remove(grant.owner().id());
             return store.release(grant.name(), grant.owner().id());
         }
 

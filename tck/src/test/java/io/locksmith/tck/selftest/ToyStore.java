@@ -112,6 +112,8 @@ final class ToyStore {
             token = ++lastToken;
         }
         locks.put(name, new Entry(owner.id(), owner.holder(), token, expiry(ttl)));
+        // A subscriber that came before this grant must hear of its expiry too (R7.4, R7.8).
+        watchExpiry(name);
         return token;
     }
 
