@@ -69,11 +69,13 @@ final class TckCommand implements Callable<Integer> {
                     + Schemes.available());
         }
         List<String> methods = testMethods(rules);
-        // One connection first, so an unreachable store is one line and exit 3, not every rule failing.
-        try (LockClient ignored = LockClient.open(uri)) {
+        PrintWriter err = spec.commandLine().getErr();
+        // One connection first, so an unreachable store is one line and exit 3, not every rule failing; a connect
+        // that takes more than a moment shows a progress line.
+        try (Progress connecting = Progress.start(err, "connecting to " + LockUri.redact(uri), () -> "");
+             LockClient ignored = LockClient.open(uri)) {
             // reachable
         }
-        PrintWriter err = spec.commandLine().getErr();
         // The kit's short lease must be one the store honours: a smaller scale is a setup error, not 8 violations.
         java.time.Duration minimum = UriLockTck.minimumTtlOf(uri);
         if (scale != null && TckTiming.defaults().scaledBy(scale).shortLease().compareTo(minimum) < 0) {
