@@ -340,6 +340,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
+        // An attempt of this owner may still be under way (cut short by the caller's bound, it goes on in the
+        // background) and may queue a node after the clean-up below: mark the owner as gone first, as cancel does,
+        // or that node would sit ahead of the caller's next attempt (a new owner) for the whole session.
+        markCancelled(owner);
         String waiting = waitingNodes.remove(owner.id());
         if (waiting != null) {
             reaper.deleteInBackground(waiting);
@@ -365,14 +369,18 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public void cancel(String name, Owner owner) {
-        long now = System.nanoTime();
-        cancelledOwners.values().removeIf(at -> now - at > TimeUnit.MINUTES.toNanos(1));
         // First: an attempt still under way then sees it, or has put its node where the next line finds it.
-        cancelledOwners.put(owner.id(), now);
+        markCancelled(owner);
         String node = waitingNodes.remove(owner.id());
         if (node != null) {
             reaper.deleteNow(node);
         }
+    }
+
+    private void markCancelled(Owner owner) {
+        long now = System.nanoTime();
+        cancelledOwners.values().removeIf(at -> now - at > TimeUnit.MINUTES.toNanos(1));
+        cancelledOwners.put(owner.id(), now);
     }
 
     // ---------------------------------------------------------------- inspect, notify

@@ -137,8 +137,17 @@ public final class TcpProxy implements AutoCloseable {
                 closeQuietly(server);
                 continue;
             }
-            sockets.add(client);
-            sockets.add(server);
+            // Registered under the lock close() takes: a connection accepted while the proxy closes is either reset
+            // by close() or dropped here, never left forwarding past close() (a store "gone" that still answered).
+            synchronized (this) {
+                if (closed) {
+                    closeQuietly(client);
+                    closeQuietly(server);
+                    return;
+                }
+                sockets.add(client);
+                sockets.add(server);
+            }
             pump(client, server, false);
             pump(server, client, true);
         }
@@ -195,7 +204,9 @@ public final class TcpProxy implements AutoCloseable {
     /** Stops accepting and closes every connection. */
     @Override
     public void close() {
-        closed = true;
+        synchronized (this) {
+            closed = true;
+        }
         try {
             listener.close();
         } catch (IOException ignored) {
