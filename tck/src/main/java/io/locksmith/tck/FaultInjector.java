@@ -62,6 +62,8 @@ public final class FaultInjector {
     private boolean waitingAttemptsHeld;
     private long waitingAttemptsArrived;
     private long waitingAttemptsDone;
+    /** Waiting attempts that passed the gate and are at the store now. */
+    private long waitingAttemptsAtStore;
     private long lastWaitingAttemptAt;
 
     public FaultInjector() {
@@ -155,6 +157,17 @@ public final class FaultInjector {
         }
     }
 
+    /**
+     * Whether no waiting acquire attempt is at the store now (held ones do not count): after {@link
+     * #holdWaitingAttempts()}, once this is true, no attempt of a waiter can reach the store until the rule resumes
+     * them (an attempt that passed the gate just before the hold, a poll, would otherwise race the rule's holder).
+     */
+    public boolean noWaitingAttemptAtTheStore() {
+        synchronized (gate) {
+            return waitingAttemptsAtStore == 0;
+        }
+    }
+
     /** When ({@link System#nanoTime()}) the last waiting acquire attempt reached the wrapped providers; 0 if none. */
     public long lastWaitingAttemptAt() {
         synchronized (gate) {
@@ -182,12 +195,14 @@ public final class FaultInjector {
                 Thread.currentThread().interrupt();
                 throw new LockStoreException(name, "interrupted while the kit held a waiting attempt", null);
             }
+            waitingAttemptsAtStore++;
         }
     }
 
     private void leaveWaiting() {
         synchronized (gate) {
             waitingAttemptsDone++;
+            waitingAttemptsAtStore--;
         }
     }
 

@@ -743,6 +743,10 @@ public abstract class LockTck {
             // so every release of one wait (one subscription), not only the first, must wake the waiter.
             for (int bounce = 0; bounce < bounces; bounce++) {
                 gate.holdWaitingAttempts();
+                // An attempt that passed the gate just before the hold (the waiter's poll) would race the holder's
+                // release and retake: on RedLock it can win a majority of the masters in between. Let it end first.
+                within(timing.slack(), "the waiter's attempt under way to end before the holder lets go")
+                        .until(gate::noWaitingAttemptAtTheStore);
                 long releasedAt = System.nanoTime();
                 held.close();
                 // An attempt that reached the store after the release began: the waiter was woken (or polled).
