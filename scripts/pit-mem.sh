@@ -9,7 +9,9 @@ threads="${1:-2}"
 pit_version=1.30.2
 junit5_plugin_version=1.2.3
 ./mvnw -B -ntp -q -pl tck -am test-compile -DskipTests
-./mvnw -B -ntp -q -pl tck dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/pit-tck-classpath.txt
+mkdir -p target
+./mvnw -B -ntp -q -pl tck dependency:build-classpath -Dmdep.includeScope=test \
+  -Dmdep.outputFile="$PWD/target/pit-tck-classpath.txt"
 repo="$(./mvnw -B -ntp -q help:evaluate -Dexpression=settings.localRepository -DforceStdout)"
 jar() { # groupId artifactId version
   local path="$repo/${1//.//}/$2/$3/$2-$3.jar"
