@@ -388,6 +388,9 @@ final class ZooKeeperLockProvider implements LockProvider {
     @Override
     public Optional<LockInfo> inspect(String name) {
         try {
+            // A member answers reads from its own copy, which may lag the leader: without the sync, an ensemble
+            // member could show a lock another client was granted a moment ago as free (R8.3, R8.5).
+            syncWithLeader("/");
             return lockQueue.inspect(name);
         } catch (Exception e) {
             throw storeFailure(name, "inspect", e);
