@@ -91,7 +91,7 @@ final class EtcdLockProvider implements LockProvider {
         });
         this.leases = new SharedLeases(client.getLeaseClient(), scheduler, context.lossListener(), store,
                 settings.timeout());
-        this.watches = new PredecessorWatches(client.getWatchClient());
+        this.watches = new PredecessorWatches(client.getWatchClient(), kv);
         this.expiry = new LocalExpiry(scheduler, this::expireUnrenewed);
     }
 
@@ -121,6 +121,10 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
+        return Calls.within(settings.timeout(), () -> tryAcquireOnce(request));
+    }
+
+    private Optional<Grant> tryAcquireOnce(AcquireRequest request) {
         SharedLeases.SharedLease lease = leases.leaseFor(seconds(request.ttl()), request.name());
         try {
             return tryAcquire(request, lease);
@@ -192,7 +196,7 @@ final class EtcdLockProvider implements LockProvider {
             return;
         }
         try {
-            refresh.get(settings.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            refresh.get(Calls.remainingNanos(settings.timeout().toNanos()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
@@ -219,13 +223,13 @@ final class EtcdLockProvider implements LockProvider {
             return;
         }
         watches.watch(name, owner.id(), predecessor.getKey(), predecessor.getCreateRevision(),
-                before.getHeader().getRevision() + 1);
+                before.getHeader().getRevision());
     }
 
     @Override
     public void cancel(String name, Owner owner) {
         watches.forget(owner.id());
-        deleteKey(keys.key(name, owner.id()), name);
+        Calls.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
     }
 
     @Override
@@ -294,14 +298,14 @@ final class EtcdLockProvider implements LockProvider {
         }
         boolean expiryPending = expiry.disarm(grant);
         leases.untrack(grant);
-        return deleteIfSame(handle, grant.name(), expiryPending);
+        return Calls.within(settings.timeout(), () -> deleteIfSame(handle, grant.name(), expiryPending));
     }
 
     /** The key name carries the owner id, which is never reused: deleting it touches nobody else's lock. */
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
         watches.forget(owner.id());
-        deleteKey(keys.key(name, owner.id()), name);
+        Calls.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
     }
 
     private void forget(Grant grant) {
@@ -374,6 +378,10 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
+        return Calls.within(settings.timeout(), () -> inspectOnce(name));
+    }
+
+    private Optional<LockInfo> inspectOnce(String name) {
         GetResponse all = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
                         .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build()),
                 settings.timeout(), store, name, "inspect");
@@ -410,6 +418,10 @@ final class EtcdLockProvider implements LockProvider {
      */
     @Override
     public List<LockInfo> list(String prefix) {
+        return Calls.within(settings.timeout(), () -> listOnce(prefix));
+    }
+
+    private List<LockInfo> listOnce(String prefix) {
         GetResponse all = Calls.await(() -> kv.get(keys.namesStartingWith(prefix), GetOption.builder().isPrefix(true)
                         .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build()),
                 settings.timeout(), store, null, "list");
@@ -447,6 +459,17 @@ final class EtcdLockProvider implements LockProvider {
     @Override
     public Duration commandTimeout() {
         return settings.timeout();
+    }
+
+    /**
+     * The URI's {@code timeout}: every call that the shared client makes on a caller's behalf (acquire, cancel,
+     * release, inspect, list) runs under one deadline of that length ({@link Calls#within}), whatever number of
+     * requests it sends, and jetcd answers asynchronously, so no wait inside a call outlasts it. The client then
+     * calls on the caller's thread: handing each call to a pool thread cost two thread wake-ups per call.
+     */
+    @Override
+    public Optional<Duration> callTimeLimit() {
+        return Optional.of(settings.timeout());
     }
 
     @Override

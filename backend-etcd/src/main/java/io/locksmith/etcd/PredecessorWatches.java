@@ -1,9 +1,14 @@
 package io.locksmith.etcd;
 
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,15 +20,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * just before its own), so a release wakes the next waiter and nobody else. The client's subscription for
  * a lock name ({@link io.locksmith.spi.LockProvider#subscribe}) receives every such wake-up of that name.
  *
- * <p>A watch starts at the revision after the read that found the predecessor, so a deletion between the
- * read and the watch is still seen. A failed watch also wakes: the waiter then looks again, and the
- * client's backoff remains as a safety net.
+ * <p>A watch starts at etcd's current revision, never at an older one: etcd serves a watch that starts behind
+ * its current revision from its "unsynced" group, which it catches up only every 100 ms, and under contention
+ * the revision moves between the read that found the predecessor and the watch (other waiters queue, holders
+ * leave), so a watch from the read's revision made most handoffs wait for that sync (handoff p99 85 ms,
+ * docs/PERFORMANCE.md). A deletion between the read and the watch is caught instead by a re-check: etcd
+ * reports the revision at which it created the watch, and if anything happened after the read, the
+ * predecessor is read again and a waiter whose predecessor has gone is woken. A failed watch also wakes:
+ * the waiter then looks again, and the client's backoff remains as a safety net.
  */
 final class PredecessorWatches implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PredecessorWatches.class);
 
     private final Watch watchClient;
+    private final KV kv;
     private final Map<String, Runnable> subscribers = new ConcurrentHashMap<>();
     private final Map<String, Waiting> byOwner = new ConcurrentHashMap<>();
 
@@ -46,8 +57,9 @@ final class PredecessorWatches implements AutoCloseable {
         }
     }
 
-    PredecessorWatches(Watch watchClient) {
+    PredecessorWatches(Watch watchClient, KV kv) {
         this.watchClient = watchClient;
+        this.kv = kv;
     }
 
     AutoCloseable subscribe(String name, Runnable onChange) {
@@ -60,10 +72,10 @@ final class PredecessorWatches implements AutoCloseable {
     }
 
     /**
-     * Makes {@code ownerId} wait for the deletion of {@code predecessor}, seen from {@code fromRevision};
-     * keeps the current watch if it already watches that key.
+     * Makes {@code ownerId} wait for the deletion of {@code predecessor}, which a read at {@code readRevision}
+     * found; keeps the current watch if it already watches that key.
      */
-    void watch(String name, String ownerId, ByteSequence predecessor, long predecessorRevision, long fromRevision) {
+    void watch(String name, String ownerId, ByteSequence predecessor, long predecessorRevision, long readRevision) {
         Waiting current = byOwner.get(ownerId);
         if (current != null && current.watches(predecessor, predecessorRevision)) {
             return;
@@ -71,8 +83,13 @@ final class PredecessorWatches implements AutoCloseable {
         Waiting waiting = new Waiting(name, predecessor, predecessorRevision);
         Waiting previous = byOwner.put(ownerId, waiting);
         close(previous);
-        WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
+        // Revision 0: from etcd's current revision, a watch in etcd's synced group.
+        WatchOption option = WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
         waiting.watcher = watchClient.watch(predecessor, option, Watch.listener(response -> {
+            if (response.isCreatedNotify()) {
+                recheckIfMoved(waiting, response, readRevision);
+                return;
+            }
             for (WatchEvent event : response.getEvents()) {
                 if (event.getEventType() == WatchEvent.EventType.DELETE) {
                     fire(waiting);
@@ -87,6 +104,34 @@ final class PredecessorWatches implements AutoCloseable {
             // Forgotten while the watch was being created.
             close(waiting);
         }
+    }
+
+    /**
+     * The watch sees what happens after the revision at which etcd created it. If that is past the read that found
+     * the predecessor, the predecessor may have gone in between, unseen by the watch: read it again.
+     */
+    private void recheckIfMoved(Waiting waiting, WatchResponse created, long readRevision) {
+        if (created.getHeader().getRevision() <= readRevision || waiting.fired) {
+            return;
+        }
+        kv.get(waiting.predecessor, GetOption.builder().withKeysOnly(true).build()).whenComplete((answer, error) -> {
+            if (error != null) {
+                LOG.debug("re-reading the predecessor of a waiter of lock '{}' failed; it looks again", waiting.name,
+                        error);
+                fire(waiting);
+            } else if (!stillThere(answer, waiting.predecessorRevision)) {
+                fire(waiting);
+            }
+        });
+    }
+
+    private static boolean stillThere(GetResponse answer, long createRevision) {
+        for (KeyValue key : answer.getKvs()) {
+            if (key.getCreateRevision() == createRevision) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Wakes the subscriber of {@code name} now: the caller found it worth another look. */
