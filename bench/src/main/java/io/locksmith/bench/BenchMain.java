@@ -70,7 +70,12 @@ public final class BenchMain {
                 : Path.of(System.getProperty("java.io.tmpdir")), "locksmith-bench-");
         environment.put("server data", workDir.startsWith("/dev/shm") ? "tmpfs (/dev/shm): no disk in the figures"
                 : workDir.toString());
-        List<Result> results = new ArrayList<>();
+        environment.put("runs", options.runs() + " (every scenario and subject, one run after the other; figures are"
+                + " medians with their range, ratios taken within each run)");
+        List<List<Result>> runs = new ArrayList<>();
+        for (int run = 0; run < options.runs(); run++) {
+            runs.add(new ArrayList<>());
+        }
         Scenarios scenarios = new Scenarios(options.config());
         try (BenchServers servers = new BenchServers(workDir)) {
             for (Store store : options.stores()) {
@@ -87,19 +92,28 @@ public final class BenchMain {
                     } catch (RuntimeException e) {
                         environment.put(store.title() + " server", "version unknown: " + e);
                     }
-                    try {
-                        RoundTrips.measure(store, servers, scenarios).forEach((kind, rtt) -> {
-                            results.add(Result.roundTrip(store, kind, rtt));
-                            log(String.format(Locale.ROOT, "   %s p50 %.1f µs", kind, rtt.get("p50_us")));
-                        });
-                    } catch (Exception e) {
-                        log("   round trip failed: " + e);
-                    }
                 }
-                for (Scenario scenario : options.scenarios()) {
-                    for (Subjects.Entry entry : subjects.of(store, scenario)) {
-                        if (options.includes(entry)) {
-                            results.add(runOne(scenario, entry, scenarios, servers, store));
+                // Run after run, every scenario and subject: the load of the shared machine changes by the minute,
+                // and each run's ratios compare subjects measured minutes apart at most.
+                for (int run = 0; run < options.runs(); run++) {
+                    List<Result> results = runs.get(run);
+                    log(String.format(Locale.ROOT, "-- %s, run %d of %d (load %s)", store.title(), run + 1,
+                            options.runs(), loadAverage()));
+                    if (store != Store.MEM) {
+                        try {
+                            RoundTrips.measure(store, servers, scenarios).forEach((kind, rtt) -> {
+                                results.add(Result.roundTrip(store, kind, rtt));
+                                log(String.format(Locale.ROOT, "   %s p50 %.1f µs", kind, rtt.get("p50_us")));
+                            });
+                        } catch (Exception e) {
+                            log("   round trip failed: " + e);
+                        }
+                    }
+                    for (Scenario scenario : options.scenarios()) {
+                        for (Subjects.Entry entry : subjects.of(store, scenario)) {
+                            if (options.includes(entry)) {
+                                results.add(runOne(scenario, entry, scenarios, servers, store));
+                            }
                         }
                     }
                 }
@@ -108,7 +122,7 @@ public final class BenchMain {
         }
         environment.put("load after (1/5/15 min)", loadAverage());
         environment.put("finished", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-        return new Report(results, environment);
+        return Report.of(runs, environment);
     }
 
     /**

@@ -11,18 +11,20 @@ import java.util.Set;
 /**
  * The command line of the bench.
  * <pre>
- * java -jar bench/target/locksmith-bench.jar [--quick] [--stores redis,zookeeper,etcd,postgres,mem,sentinel]
+ * java -jar bench/target/locksmith-bench.jar [--quick] [--runs 3] [--stores redis,zookeeper,etcd,postgres,mem,sentinel]
  *     [--scenarios uncontended,contended,many-names,renewal] [--only TEXT] [--warmup 2s] [--measure 5s]
  *     [--renewal-hold 60s] [--renewal-lease 30s] [--renewal-locks 10000] [--out bench/results]
  *     [--update-doc docs/PERFORMANCE.md]
  * </pre>
  */
 record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Scenario> scenarios, String only,
-                    Path out, Path updateDoc, String commandLine) {
+                    Path out, Path updateDoc, String commandLine, int runs) {
 
     static final String USAGE = """
             usage: java -jar bench/target/locksmith-bench.jar [options]
               --quick                    short windows (about 4 minutes with every store) instead of the full run (about 12)
+              --runs N                   runs of every scenario, one after the other in this command (default 3):
+                                         the tables show each figure's median and range, ratios taken within each run
               --stores LIST              comma-separated: redis,zookeeper,etcd,postgres,mem,sentinel (default redis,zookeeper,etcd,postgres)
               --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
@@ -47,10 +49,12 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         Duration renewalHold = null;
         Duration renewalLease = null;
         Integer renewalLocks = null;
+        int runs = 3;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
                 case "--quick" -> quick = true;
+                case "--runs" -> runs = positiveInt(value(args, ++i, arg), arg);
                 case "--stores" -> stores = stores(value(args, ++i, arg));
                 case "--scenarios" -> scenarios = scenarios(value(args, ++i, arg));
                 case "--only" -> only = value(args, ++i, arg).toLowerCase(Locale.ROOT);
@@ -73,7 +77,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
             throw new IllegalArgumentException("--renewal-lease must be whole seconds (etcd leases are), was "
                     + config.renewalLease());
         }
-        return new BenchOptions(config, quick, stores, scenarios, only, out, updateDoc, String.join(" ", args));
+        return new BenchOptions(config, quick, stores, scenarios, only, out, updateDoc, String.join(" ", args),
+                runs);
     }
 
     /** Whether a subject runs: every baseline does, others only if they match {@code --only}. */

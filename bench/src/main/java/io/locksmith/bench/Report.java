@@ -18,6 +18,11 @@ import java.util.Optional;
 /**
  * Turns the results of a run into the Markdown tables (absolute figures and ratios to the baseline of the
  * same store and scenario, measured in the same run) and the JSON file.
+ *
+ * <p>With several runs ({@link #of(List, Map)}), every figure is the median of the runs with its range (lowest to
+ * highest), and every ratio is taken within each run (Locksmith and the raw client measured on the same servers,
+ * a few seconds apart) before the median of those ratios is taken: the machine's load changes between runs, so
+ * dividing the medians of different runs would mix loads.
  */
 final class Report {
 
@@ -45,10 +50,78 @@ final class Report {
 
     private final List<Result> results;
     private final Map<String, String> environment;
+    /** One report per run when there were several, else empty. */
+    private final List<Report> runs;
 
     Report(List<Result> results, Map<String, String> environment) {
+        this(results, environment, List.of());
+    }
+
+    private Report(List<Result> results, Map<String, String> environment, List<Report> runs) {
         this.results = List.copyOf(results);
         this.environment = environment;
+        this.runs = runs;
+    }
+
+    /** The report of one or more runs of the same subjects: medians of the runs, with ranges. */
+    static Report of(List<List<Result>> runResults, Map<String, String> environment) {
+        if (runResults.size() == 1) {
+            return new Report(runResults.get(0), environment);
+        }
+        List<Report> runs = runResults.stream().map(r -> new Report(r, environment)).toList();
+        return new Report(medians(runResults), environment, runs);
+    }
+
+    /** One result per scenario, store and subject: each metric's median over the runs that measured it. */
+    static List<Result> medians(List<List<Result>> runResults) {
+        Map<String, List<Result>> byCell = new java.util.LinkedHashMap<>();
+        for (List<Result> run : runResults) {
+            for (Result r : run) {
+                byCell.computeIfAbsent(r.scenario() + "/" + r.store() + "/" + r.subject(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        List<Result> medians = new ArrayList<>();
+        for (List<Result> cell : byCell.values()) {
+            List<Result> ok = cell.stream().filter(Result::ok).toList();
+            if (ok.isEmpty()) {
+                medians.add(cell.get(0));
+                continue;
+            }
+            Map<String, Double> metrics = new java.util.LinkedHashMap<>();
+            for (String metric : ok.get(0).metrics().keySet()) {
+                metrics.put(metric, median(ok.stream().filter(r -> r.metrics().containsKey(metric))
+                        .mapToDouble(r -> r.metric(metric)).toArray()));
+            }
+            Result first = ok.get(0);
+            medians.add(new Result(first.scenario(), first.store(), first.subject(), first.locksmith(), first.baseline(),
+                    first.comparedTo(), java.util.Collections.unmodifiableMap(metrics), null));
+        }
+        return medians;
+    }
+
+    /** The median of {@code values} (the mean of the middle two for an even count); NaN values are left out. */
+    static double median(double[] values) {
+        double[] sorted = java.util.Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    /** How many runs this report combines. */
+    int runCount() {
+        return runs.isEmpty() ? 1 : runs.size();
+    }
+
+    /** {@code figure} of each run (NaN where a run lacks it): what a median and range are taken over. */
+    private double[] perRun(java.util.function.ToDoubleFunction<Report> figure) {
+        return runs.stream().mapToDouble(figure).toArray();
+    }
+
+    /** The same row in this (single-run) report, if it was measured here. */
+    private Optional<Result> same(Result row) {
+        return find(row.scenario(), row.store(), row.subject());
     }
 
     /** The baseline result of a store and scenario, if it was measured. */
@@ -70,8 +143,14 @@ final class Report {
         return baseline(result.scenario(), result.store());
     }
 
-    /** {@code result}'s metric divided by its reference row's, or NaN if either is missing. */
+    /**
+     * {@code result}'s metric divided by its reference row's, or NaN if either is missing; over several runs, the
+     * median of the ratios taken within each run.
+     */
     double ratio(Result result, String metric) {
+        if (!runs.isEmpty()) {
+            return median(perRun(run -> run.same(result).map(r -> run.ratio(r, metric)).orElse(Double.NaN)));
+        }
         return reference(result)
                 .filter(b -> b.metrics().containsKey(metric) && result.metrics().containsKey(metric))
                 .map(b -> result.metric(metric) / b.metric(metric))
@@ -161,21 +240,25 @@ final class Report {
                 continue;
             }
             for (Column column : columns) {
-                md.append(" ").append(num(r.metrics().getOrDefault(column.metric(), Double.NaN))).append(" |");
+                md.append(" ").append(valueCell(r, column.metric())).append(" |");
                 if (column.ratio()) {
-                    md.append(" ").append(ratioText(ratio(r, column.metric()))).append(" |");
+                    md.append(" ").append(ratioCell(r, column.metric())).append(" |");
                 }
             }
             if (scenario == Scenario.CONTENDED) {
-                md.append(" ").append(ratioText(inRoundTrips(r))).append(" |");
+                md.append(" ").append(withRange(inRoundTrips(r), perRun(run -> run.same(r).map(run::inRoundTrips)
+                        .orElse(Double.NaN)), Report::ratioText)).append(" |");
             }
             md.append("\n");
         }
         return md.toString();
     }
 
-    /** The contended handoff p50 divided by the store's write round trip p50. */
+    /** The contended handoff p50 divided by the store's write round trip p50 (per run, then the median). */
     double inRoundTrips(Result contended) {
+        if (!runs.isEmpty()) {
+            return median(perRun(run -> run.same(contended).map(run::inRoundTrips).orElse(Double.NaN)));
+        }
         return find(Scenario.ROUND_TRIP, contended.store(), RoundTrips.WRITE)
                 .map(rt -> contended.metric("handoff_p50_us") / rt.metric("p50_us")).orElse(Double.NaN);
     }
@@ -211,7 +294,33 @@ final class Report {
     }
 
     private String cell(Scenario scenario, Result anyRow, String metric) {
-        return find(scenario, anyRow.store(), anyRow.subject()).map(r -> ratioText(ratio(r, metric))).orElse("–");
+        return find(scenario, anyRow.store(), anyRow.subject()).map(r -> ratioCell(r, metric)).orElse("–");
+    }
+
+    /** A row's figure: the median of the runs and their range, e.g. {@code 1,121 (1,050–1,300)}. */
+    String valueCell(Result row, String metric) {
+        double median = row.metrics().getOrDefault(metric, Double.NaN);
+        return withRange(median, perRun(run -> run.same(row).map(r -> r.metrics().getOrDefault(metric, Double.NaN))
+                .orElse(Double.NaN)), Report::num);
+    }
+
+    /** A row's ratio to its reference row: the median of the per-run ratios and their range. */
+    String ratioCell(Result row, String metric) {
+        return withRange(ratio(row, metric), perRun(run -> run.same(row).map(r -> run.ratio(r, metric))
+                .orElse(Double.NaN)), Report::ratioText);
+    }
+
+    private static String withRange(double median, double[] perRun,
+                                    java.util.function.DoubleFunction<String> format) {
+        String text = format.apply(median);
+        double[] measured = java.util.Arrays.stream(perRun).filter(v -> !Double.isNaN(v) && !Double.isInfinite(v))
+                .toArray();
+        if (measured.length < 2 || Double.isNaN(median)) {
+            return text;
+        }
+        double low = java.util.Arrays.stream(measured).min().orElseThrow();
+        double high = java.util.Arrays.stream(measured).max().orElseThrow();
+        return text + " (" + format.apply(low) + "–" + format.apply(high) + ")";
     }
 
     /** The targets, each with the measured figure, whatever it is. */
@@ -225,35 +334,64 @@ final class Report {
                 case UNCONTENDED -> {
                     double vsMinimal = ratio(r, "p50_us");
                     target(md, "uncontended p50 ≤ 1.10 × raw minimal protocol"
-                            + reference(r).map(b -> " (" + b.subject() + ")").orElse(""), r, vsMinimal, vsMinimal <= 1.10, "×");
+                            + reference(r).map(b -> " (" + b.subject() + ")").orElse(""), r, vsMinimal,
+                            vsMinimal <= 1.10, "×", ratioCell(r, "p50_us"));
                     if (r.store() == Store.REDIS) {
                         find(Scenario.UNCONTENDED, Store.REDIS, "Redisson RLock").ifPresent(rlock -> {
                             double vs = r.metric("p50_us") / rlock.metric("p50_us");
-                            target(md, "uncontended p50 not slower than Redisson RLock", r, vs, vs <= 1.0, "×");
+                            target(md, "uncontended p50 not slower than Redisson RLock", r, vs, vs <= 1.0, "×", null);
                         });
                     } else if (r.store() != Store.MEM) {
                         baseline(Scenario.UNCONTENDED, r.store()).ifPresent(raw -> target(md,
-                                "uncontended p50 not slower than " + raw.subject(), r, vsMinimal, vsMinimal <= 1.0, "×"));
+                                "uncontended p50 not slower than " + raw.subject(), r, vsMinimal, vsMinimal <= 1.0, "×",
+                                ratioCell(r, "p50_us")));
                     }
                 }
                 case CONTENDED -> {
                     if (r.store() != Store.MEM) {
                         double rtts = inRoundTrips(r);
-                        target(md, "contended handoff p50 ≤ 2 store (write) round trips", r, rtts, rtts <= 2.0, " RTT");
+                        target(md, "contended handoff p50 ≤ 2 store (write) round trips", r, rtts, rtts <= 2.0, " RTT",
+                                null);
+                        if (r.store() == Store.REDIS) {
+                            find(Scenario.CONTENDED, Store.REDIS, "Redisson RLock").ifPresent(rlock -> {
+                                double vs = r.metric("acquisitions_per_s") / rlock.metric("acquisitions_per_s");
+                                target(md, "contended acquisitions/s ≥ 3 × Redisson RLock's", r, vs, vs >= 3.0, "×",
+                                        null);
+                            });
+                            double toWaiter = r.metrics().getOrDefault("handoffs_to_waiters_pct", Double.NaN);
+                            target(md, "contended: 90 % or more handed to a waiting client", r, toWaiter,
+                                    toWaiter >= 90, " %", valueCell(r, "handoffs_to_waiters_pct"));
+                        } else {
+                            double acquisitions = ratio(r, "acquisitions_per_s");
+                            double goal = r.store() == Store.ETCD ? 10.0 : 1.0;
+                            target(md, "contended acquisitions/s ≥ " + num(goal) + " × raw client's", r, acquisitions,
+                                    acquisitions >= goal, "×", ratioCell(r, "acquisitions_per_s"));
+                        }
+                        if (r.store() == Store.ETCD) {
+                            double p99 = r.metrics().getOrDefault("handoff_p99_us", Double.NaN);
+                            target(md, "contended handoff p99 < 10 ms", r, p99, p99 < 10_000, " µs",
+                                    valueCell(r, "handoff_p99_us"));
+                        }
                         double vsBaseline = ratio(r, "handoff_p50_us");
                         if (r.store() == Store.REDIS) {
                             target(md, "handoff p50 far ahead of 20 ms spin-retry (≤ 0.25 ×)", r, vsBaseline,
-                                    vsBaseline <= 0.25, "×");
+                                    vsBaseline <= 0.25, "×", ratioCell(r, "handoff_p50_us"));
                         } else {
-                            target(md, "handoff p50 ≤ raw client's", r, vsBaseline, vsBaseline <= 1.0, "×");
+                            target(md, "handoff p50 ≤ raw client's", r, vsBaseline, vsBaseline <= 1.0, "×",
+                                    ratioCell(r, "handoff_p50_us"));
                         }
                     }
+                }
+                case MANY_NAMES -> {
+                    double vs = ratio(r, "ops_per_s");
+                    target(md, "many names ops/s ≥ 1.0 × raw client's", r, vs, vs >= 1.0, "×", ratioCell(r, "ops_per_s"));
                 }
                 case RENEWAL -> {
                     double vs = ratio(r, "store_requests_per_s");
                     double lost = r.metrics().getOrDefault("locks_lost", 0.0);
                     target(md, "renewal store requests/s well below per-lock renewal (≤ 0.1 ×), no lock lost"
-                            + (lost > 0 ? " (" + num(lost) + " lost)" : ""), r, vs, vs <= 0.1 && lost == 0, "×");
+                            + (lost > 0 ? " (" + num(lost) + " lost)" : ""), r, vs, vs <= 0.1 && lost == 0, "×",
+                            ratioCell(r, "store_requests_per_s"));
                 }
                 default -> {
                 }
@@ -262,9 +400,14 @@ final class Report {
         return md.toString();
     }
 
-    private static void target(StringBuilder md, String target, Result r, double measured, boolean met, String unit) {
+    /**
+     * @param shown what the measured column shows (a median with its range), or null for the plain figure
+     */
+    private static void target(StringBuilder md, String target, Result r, double measured, boolean met, String unit,
+                               String shown) {
         md.append("| ").append(target).append(" | ").append(r.store().title()).append(" | ").append(r.subject())
-                .append(" | ").append(Double.isNaN(measured) ? "–" : String.format(Locale.ROOT, "%.2f%s", measured, unit))
+                .append(" | ").append(Double.isNaN(measured) ? "–" : shown != null ? shown + unit
+                        : String.format(Locale.ROOT, "%.2f%s", measured, unit))
                 .append(" | ").append(Double.isNaN(measured) ? "?" : met ? "yes" : "**no**").append(" |\n");
     }
 

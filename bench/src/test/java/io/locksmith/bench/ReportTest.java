@@ -78,6 +78,31 @@ class ReportTest {
     }
 
     @Test
+    void severalRunsShowMediansWithRangesAndTakeRatiosWithinEachRun() {
+        Result slowRaw = row(Scenario.UNCONTENDED, "Jedis", false, true, Map.of("p50_us", 300.0, "p99_us", 900.0,
+                "ops_per_s", 3000.0));
+        Result slowLocksmith = row(Scenario.UNCONTENDED, "Locksmith over Jedis", true, false,
+                Map.of("p50_us", 330.0, "p99_us", 900.0, "ops_per_s", 2900.0));
+        Result fastRaw = row(Scenario.UNCONTENDED, "Jedis", false, true, Map.of("p50_us", 50.0, "p99_us", 200.0,
+                "ops_per_s", 15000.0));
+        Result fastLocksmith = row(Scenario.UNCONTENDED, "Locksmith over Jedis", true, false,
+                Map.of("p50_us", 60.0, "p99_us", 250.0, "ops_per_s", 14000.0));
+        Report runs = Report.of(List.of(List.of(raw, locksmith), List.of(slowRaw, slowLocksmith),
+                List.of(fastRaw, fastLocksmith)), new LinkedHashMap<>());
+
+        // Ratios 1.05, 1.10, 1.20 within the runs: their median, not the ratio of the medians (105 / 100).
+        Result median = runs.find(Scenario.UNCONTENDED, Store.REDIS, "Locksmith over Jedis").orElseThrow();
+        assertEquals(105.0, median.metric("p50_us"), 1e-9);
+        assertEquals(1.10, runs.ratio(median, "p50_us"), 1e-9);
+        assertEquals(3, runs.runCount());
+        String markdown = runs.markdown();
+        assertTrue(markdown.contains("| **Locksmith over Jedis** | 105 (60.0–330) | 1.10 (1.05–1.20) |"), markdown);
+        assertTrue(runs.targets().contains("| Locksmith over Jedis | 1.10 (1.05–1.20)× | yes |"), runs.targets());
+        assertEquals(2.5, Report.median(new double[] {4, 1, 2, 3}), 1e-9);
+        assertTrue(Double.isNaN(Report.median(new double[] {Double.NaN})));
+    }
+
+    @Test
     void theResultsReplaceTheMarkedSectionOfADocument() {
         String document = "# Performance\n\nintro\n\n" + Report.DOC_START + "\nold results\n" + Report.DOC_END + "\n\nafter\n";
 
