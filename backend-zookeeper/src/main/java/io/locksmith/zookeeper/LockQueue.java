@@ -35,13 +35,18 @@ final class LockQueue {
         this.reaper = reaper;
     }
 
-    /** Puts the owner's node at the end of the lock's queue. */
-    String create(String name, Owner owner) throws Exception {
+    /**
+     * Puts the owner's node at the end of the lock's queue.
+     *
+     * @param stat receives the new node's {@link Stat} from the create's own answer (no second read)
+     */
+    String create(String name, Owner owner, Stat stat) throws Exception {
         byte[] data = new LockNodeData(owner.id(), owner.holder()).toBytes();
         // Containers: the server deletes a lock's node once its last child is gone, so short-lived names
         // leave nothing behind. No Curator "protection" needed: the owner id in the name finds the node
         // again after a create whose answer was lost.
-        return curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+        return curator.create().storingStatIn(stat).creatingParentContainersIfNeeded()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .forPath(paths.nodePrefix(name, owner.id()), data);
     }
 

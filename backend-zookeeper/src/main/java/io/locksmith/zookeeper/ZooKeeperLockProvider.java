@@ -78,7 +78,14 @@ final class ZooKeeperLockProvider implements LockProvider {
     private final ScheduledThreadPoolExecutor timers;
     private final ZooKeeperRegistry registry;
     /** Owner id to the node it keeps while it waits, between attempts. */
-    private final Map<String, String> waitingNodes = new ConcurrentHashMap<>();
+    private final Map<String, QueuedNode> waitingNodes = new ConcurrentHashMap<>();
+
+    /**
+     * A queue node this provider created, with the {@link Stat} its create answered: its czxid (the fencing token)
+     * and its session (ephemeral owner) never change while it exists, so they need no second read.
+     */
+    private record QueuedNode(String path, Stat stat) {
+    }
     /**
      * Owners whose wait was cancelled, with when (nanoTime): an attempt of theirs still under way (cut short by the end
      * of its wait, it goes on in the background) must not leave its queue node behind after the cancel. Owner ids
@@ -124,19 +131,23 @@ final class ZooKeeperLockProvider implements LockProvider {
         String name = request.name();
         Owner owner = request.owner();
         String lockPath = paths.lockPath(name);
-        String node = waitingNodes.remove(owner.id());
+        QueuedNode waiting = waitingNodes.remove(owner.id());
+        String node = waiting == null ? null : waiting.path();
+        Stat nodeStat = waiting == null ? null : waiting.stat();
         boolean keepNode = false;
         boolean failed = true;
         boolean failedByInterrupt = false;
         try {
-            if (node != null && !isLiveNode(node)) {
-                // Created in a session that has ended: it is not ours to hold, whatever it says.
+            if (node != null && nodeStat.getEphemeralOwner() != sessionId()) {
+                // Created in a session that has ended: it is not ours to hold, whatever it says. (A node deleted
+                // behind our back in this session is missing from the queue read below.)
                 reaper.deleteIfExists(node);
                 node = null;
             }
             for (int recreations = 0; recreations <= MAX_RECREATIONS; ) {
                 if (node == null) {
-                    node = lockQueue.create(name, owner);
+                    nodeStat = new Stat();
+                    node = lockQueue.create(name, owner, nodeStat);
                 }
                 List<String> queue = lockQueue.withoutOrphansOf(owner, node,
                         LockPaths.queue(lockQueue.children(lockPath)));
@@ -148,11 +159,13 @@ final class ZooKeeperLockProvider implements LockProvider {
                     continue;
                 }
                 if (place == 0) {
-                    Stat stat = curator.checkExists().usingWatcher(watches.heldNodeWatcher()).forPath(node);
-                    // Read the session after the node: the read went over the current connection, so a node of
-                    // an ended session (Curator replaced it while we were blocked) cannot pass for ours.
+                    // The node's session comes from its create; the session is read after the queue read that
+                    // listed the node, which went over the current connection: a node of an ended session (Curator
+                    // replaced it while we were blocked) cannot pass for ours. No exists round trip: it cost a
+                    // quarter of an uncontended acquire + release (docs/PERFORMANCE.md).
+                    Stat stat = nodeStat;
                     long session = sessionId();
-                    if (stat == null || stat.getEphemeralOwner() != session) {
+                    if (stat.getEphemeralOwner() != session) {
                         reaper.deleteIfExists(node);
                         node = null;
                         recreations++;
@@ -173,6 +186,7 @@ final class ZooKeeperLockProvider implements LockProvider {
                     }
                     Grant grant = new Grant(name, owner, stat.getCzxid(), request.ttl(), node);
                     held.add(grant, session, request.ttl());
+                    watchHeldNode(node);
                     keepNode = true;
                     failed = false;
                     return Optional.of(grant);
@@ -186,8 +200,9 @@ final class ZooKeeperLockProvider implements LockProvider {
                 if (curator.checkExists().usingWatcher(watches.predecessorWatcher()).forPath(predecessor) == null) {
                     continue; // it went between the two reads: look again
                 }
-                waitingNodes.put(owner.id(), node);
-                if (cancelledOwners.containsKey(owner.id()) && waitingNodes.remove(owner.id(), node)) {
+                QueuedNode queued = new QueuedNode(node, nodeStat);
+                waitingNodes.put(owner.id(), queued);
+                if (cancelledOwners.containsKey(owner.id()) && waitingNodes.remove(owner.id(), queued)) {
                     // The wait was cancelled while this attempt ran: the finally block deletes the node now.
                     failed = false;
                     return Optional.empty();
@@ -212,10 +227,23 @@ final class ZooKeeperLockProvider implements LockProvider {
         }
     }
 
-    /** Whether {@code node} exists and belongs to the current session. */
-    private boolean isLiveNode(String node) throws Exception {
-        Stat stat = curator.checkExists().forPath(node);
-        return stat != null && stat.getEphemeralOwner() == sessionId();
+    /**
+     * Sets the watch that reports a held node deleted behind the holder's back, without waiting for it: the exists
+     * goes out after the grant, and the session's requests are served in order, so the watch is in place before
+     * any later request of this client (its release among them). A node already gone when the exists is served is
+     * a loss reported at once; an exists that fails leaves the check to the next renewal, which sets the watch
+     * again.
+     */
+    private void watchHeldNode(String node) throws Exception {
+        curator.checkExists().usingWatcher(watches.heldNodeWatcher()).inBackground((client, event) -> {
+            if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                held.lose(node, "the lock node " + node + " was deleted behind the holder's back (its session"
+                        + " expired, or an operator removed it)", null);
+            } else if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
+                LOG.debug("setting the watch on held node {} failed ({}); the next renewal checks it", node,
+                        KeeperException.Code.get(event.getResultCode()));
+            }
+        }).forPath(node);
     }
 
     // ---------------------------------------------------------------- renew and release
@@ -344,9 +372,9 @@ final class ZooKeeperLockProvider implements LockProvider {
         // background) and may queue a node after the clean-up below: mark the owner as gone first, as cancel does,
         // or that node would sit ahead of the caller's next attempt (a new owner) for the whole session.
         markCancelled(owner);
-        String waiting = waitingNodes.remove(owner.id());
+        QueuedNode waiting = waitingNodes.remove(owner.id());
         if (waiting != null) {
-            reaper.deleteInBackground(waiting);
+            reaper.deleteInBackground(waiting.path());
         }
         for (String path : held.pathsOf(owner.id())) {
             held.remove(path);
@@ -371,9 +399,9 @@ final class ZooKeeperLockProvider implements LockProvider {
     public void cancel(String name, Owner owner) {
         // First: an attempt still under way then sees it, or has put its node where the next line finds it.
         markCancelled(owner);
-        String node = waitingNodes.remove(owner.id());
+        QueuedNode node = waitingNodes.remove(owner.id());
         if (node != null) {
-            reaper.deleteNow(node);
+            reaper.deleteNow(node.path());
         }
     }
 
