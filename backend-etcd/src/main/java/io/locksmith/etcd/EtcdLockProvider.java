@@ -73,7 +73,7 @@ final class EtcdLockProvider implements LockProvider {
     private final String store;
     private final ScheduledExecutorService scheduler;
     private final SharedLeases leases;
-    private final PredecessorWatches watches;
+    private final QueueWatches watches;
     private final LocalExpiry expiry;
     private volatile long minimumTtlSeconds = 1;
 
@@ -91,7 +91,7 @@ final class EtcdLockProvider implements LockProvider {
         });
         this.leases = new SharedLeases(client.getLeaseClient(), scheduler, context.lossListener(), store,
                 settings.timeout());
-        this.watches = new PredecessorWatches(client.getWatchClient(), kv);
+        this.watches = new QueueWatches(client.getWatchClient());
         this.expiry = new LocalExpiry(scheduler, this::expireUnrenewed);
     }
 
@@ -144,6 +144,14 @@ final class EtcdLockProvider implements LockProvider {
         ByteSequence key = keys.key(name, owner.id());
         ByteSequence directory = keys.directory(name);
         long sentAt = System.nanoTime();
+        QueueWatches.Place place = request.willWait() ? watches.place(name, owner.id()) : null;
+        if (place != null && !lease.isLost() && lease.guaranteedUntil() - sentAt >= request.ttl().toNanos() * 9 / 10
+                && watches.knownFirst(name, owner.id(), place.ownRevision, lease.id)) {
+            // The queue watch saw every key ahead of ours deleted: ours is the oldest, the lock is ours, with no
+            // further request (the key, its create revision and its lease are what our last transaction found).
+            watches.forget(owner.id());
+            return Optional.of(grant(request, lease, key, place.ownRevision, sentAt));
+        }
         // The shared lease was last kept alive up to a third of its TTL ago: refresh it alongside the
         // transaction, so that a grant is good for its whole TTL from now, at no extra round trip.
         CompletableFuture<Void> refresh = lease.guaranteedUntil() - sentAt < request.ttl().toNanos() * 9 / 10
@@ -172,23 +180,32 @@ final class EtcdLockProvider implements LockProvider {
         if (head != null && head.getCreateRevision() == revision) {
             watches.forget(owner.id());
             awaitQuietly(refresh);
-            Grant grant = new Grant(name, owner, revision, validity(lease, sentAt, request.ttl()),
-                    new KeyHandle(key, revision, lease.id));
-            leases.track(lease, grant);
-            // The key goes at the TTL asked for, not at the (possibly shorter) validity: the shared lease is kept
-            // alive in the background, so the store keeps the key until this timer deletes it; deleting it at the
-            // validity freed locks up to a tenth of their TTL early whenever the lease was not refreshed above.
-            expiry.arm(grant, sentAt + request.ttl().toNanos());
-            return Optional.of(grant);
+            return Optional.of(grant(request, lease, key, revision, sentAt));
         }
         if (!request.willWait()) {
             deleteKey(key, name);
             return Optional.empty();
         }
         if (watches.isSubscribed(name)) {
-            watchPredecessor(name, owner, revision);
+            boolean first = watches.take(name, owner.id(), key, revision, lease.id, () -> keysAhead(name, revision),
+                    Calls.remainingNanos(settings.timeout().toNanos()));
+            if (first) {
+                watches.wake(name); // everyone ahead left since the transaction: the next attempt takes it
+            }
         }
         return Optional.empty();
+    }
+
+    private Grant grant(AcquireRequest request, SharedLeases.SharedLease lease, ByteSequence key, long revision,
+                        long sentAt) {
+        Grant grant = new Grant(request.name(), request.owner(), revision, validity(lease, sentAt, request.ttl()),
+                new KeyHandle(key, revision, lease.id));
+        leases.track(lease, grant);
+        // The key goes at the TTL asked for, not at the (possibly shorter) validity: the shared lease is kept
+        // alive in the background, so the store keeps the key until this timer deletes it; deleting it at the
+        // validity freed locks up to a tenth of their TTL early whenever the lease was not refreshed above.
+        expiry.arm(grant, sentAt + request.ttl().toNanos());
+        return grant;
     }
 
     private void awaitQuietly(CompletableFuture<Void> refresh) {
@@ -210,20 +227,14 @@ final class EtcdLockProvider implements LockProvider {
         return guaranteed >= ttl.toNanos() ? ttl : Duration.ofNanos(Math.max(0, guaranteed));
     }
 
-    private void watchPredecessor(String name, Owner owner, long revision) {
-        GetResponse before = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
-                        .withMaxCreateRevision(revision - 1).withSortField(GetOption.SortTarget.CREATE)
-                        .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).withKeysOnly(true).build()),
-                settings.timeout(), store, name, "find the predecessor of a waiter");
-        KeyValue predecessor = first(before);
-        if (predecessor == null) {
-            // Everyone ahead left between the two reads: look again at once.
-            watches.forget(owner.id());
-            watches.wake(name);
-            return;
-        }
-        watches.watch(name, owner.id(), predecessor.getKey(), predecessor.getCreateRevision(),
-                before.getHeader().getRevision());
+    /** The keys of {@code name} created before {@code revision}: the waiters and the holder ahead of it. */
+    private List<ByteSequence> keysAhead(String name, long revision) {
+        GetResponse ahead = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
+                        .withMaxCreateRevision(revision - 1).withKeysOnly(true).build()),
+                settings.timeout(), store, name, "read the keys ahead of a waiter");
+        List<ByteSequence> found = new ArrayList<>(ahead.getKvs().size());
+        ahead.getKvs().forEach(entry -> found.add(entry.getKey()));
+        return found;
     }
 
     @Override
@@ -234,7 +245,7 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public AutoCloseable subscribe(String name, Runnable onChange) {
-        return watches.subscribe(name, onChange);
+        return watches.subscribe(name, keys.directory(name), onChange);
     }
 
     // ---------------------------------------------------------------- renew and release
