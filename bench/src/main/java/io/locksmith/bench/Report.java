@@ -42,6 +42,7 @@ final class Report {
             Scenario.RENEWAL, List.of(new Column("store_requests_per_s", "store requests/s", true),
                     new Column("requests_per_round", "requests per lease/3", false),
                     new Column("client_cpu_pct", "client CPU %", true), new Column("heap_mb", "heap MB", true),
+                    new Column("heap_bytes_per_lock", "heap bytes per held lock", false),
                     new Column("locks_lost", "locks lost", false)));
 
     /** Keeps the four decimals of {@link #jsonNumber} as they are (100.0000, not 1E+2). */

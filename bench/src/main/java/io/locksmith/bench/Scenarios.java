@@ -366,6 +366,8 @@ final class Scenarios {
                 metrics.put("requests_per_round", requests / rounds);
                 metrics.put("client_cpu_pct", 100.0 * (cpuAfter - cpuBefore) / windowNanos);
                 metrics.put("heap_mb", heapHeld / (1024.0 * 1024.0));
+                // What the client retains per held lock (with the handle the application keeps, as it must).
+                metrics.put("heap_bytes_per_lock", (double) heapHeld / locks);
                 metrics.put("locks", (double) locks);
                 metrics.put("locks_lost", (double) lost);
                 metrics.put("window_s", windowNanos / 1e9);
