@@ -78,40 +78,65 @@ final class Calls {
      * @param what     what was asked, for the message, e.g. "acquire"
      * @throws LockStoreException       if the request failed for good, or did not succeed within {@code timeout} (or
      *                                  what is left of the thread's call deadline, if that is shorter)
-     * @throws LockInterruptedException if the thread was interrupted (the flag is restored)
+     * @throws LockInterruptedException if the thread was interrupted (the flag is restored); never within a call
+     *                                  deadline ({@link #within}), where the flag is restored when the request ends
      */
     static <T> T await(Supplier<CompletableFuture<T>> request, Duration timeout, String store, String lockName,
                        String what) {
+        // Within a provider call made on the caller's thread (a call deadline), an interrupt does not end the call:
+        // it ends by its deadline, and the caller sees the interrupt when it returns, as the SPI's callTimeLimit()
+        // promises. A release cut short by an interrupt left the key behind for its lease's lifetime (TCK R1.5).
+        boolean rideOutInterrupts = CALL_DEADLINE.get()[0] != NONE;
+        boolean interrupted = false;
         long deadline = System.nanoTime() + remainingNanos(timeout.toNanos());
         long attemptNanos = Math.max(MIN_ATTEMPT_NANOS, timeout.toNanos() / 4);
         Throwable last = null;
-        while (true) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new LockStoreException(lockName, store + " did not answer " + what + " within " + timeout
-                        + lastError(last), last);
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new LockStoreException(lockName, store + " did not answer " + what + " within " + timeout
+                            + lastError(last), last);
+                }
+                CompletableFuture<T> future = request.get();
+                long attemptEnd = System.nanoTime() + Math.min(left, attemptNanos);
+                try {
+                    while (true) {
+                        try {
+                            return future.get(Math.max(0, attemptEnd - System.nanoTime()), TimeUnit.NANOSECONDS);
+                        } catch (InterruptedException e) {
+                            if (!rideOutInterrupts) {
+                                future.cancel(true);
+                                Thread.currentThread().interrupt();
+                                throw new LockInterruptedException(lockName, e);
+                            }
+                            interrupted = true;
+                        }
+                    }
+                } catch (TimeoutException e) {
+                    future.cancel(true);
+                    last = e;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause() == null ? e : e.getCause();
+                    if (!isTransient(cause)) {
+                        throw new LockStoreException(lockName, store + " failed to " + what + ": " + cause.getMessage(),
+                                cause);
+                    }
+                    last = cause;
+                    LockSupport.parkNanos(Math.min(RETRY_PAUSE_NANOS, Math.max(0, deadline - System.nanoTime())));
+                    if (Thread.interrupted()) {
+                        if (!rideOutInterrupts) {
+                            Thread.currentThread().interrupt();
+                            throw new LockInterruptedException(lockName,
+                                    new InterruptedException("interrupted during " + what));
+                        }
+                        interrupted = true;
+                    }
+                }
             }
-            CompletableFuture<T> future = request.get();
-            try {
-                return future.get(Math.min(left, attemptNanos), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                future.cancel(true);
+        } finally {
+            if (interrupted) {
                 Thread.currentThread().interrupt();
-                throw new LockInterruptedException(lockName, e);
-            } catch (TimeoutException e) {
-                future.cancel(true);
-                last = e;
-            } catch (ExecutionException e) {
-                Throwable cause = e.getCause() == null ? e : e.getCause();
-                if (!isTransient(cause)) {
-                    throw new LockStoreException(lockName, store + " failed to " + what + ": " + cause.getMessage(), cause);
-                }
-                last = cause;
-                LockSupport.parkNanos(Math.min(RETRY_PAUSE_NANOS, Math.max(0, deadline - System.nanoTime())));
-                if (Thread.interrupted()) {
-                    Thread.currentThread().interrupt();
-                    throw new LockInterruptedException(lockName, new InterruptedException("interrupted during " + what));
-                }
             }
         }
     }
