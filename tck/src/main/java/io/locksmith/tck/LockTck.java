@@ -25,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -1342,9 +1343,18 @@ public abstract class LockTck {
 
     @Test
     void required_r6_8_closingALeaseWhoseLockVanishedReportsTheLoss() {
+        LockClient a = client();
+        // The other side first: a release that removed the owner's lock must answer true, or every clean close
+        // reports a loss that did not happen.
+        String heldName = name();
+        Lease held = a.lock(heldName, longLease()).acquire(timing.slack());
+        AtomicReference<LeaseLostEvent> heldLost = new AtomicReference<>();
+        held.onLost(heldLost::set);
+        held.close();
+        assertTrue(heldLost.get() == null, "closing a lease whose lock was still held reported a loss ("
+                + heldLost.get() + "): release must answer true when it removed the owner's lock");
         requireExpiryHook(TckRule.R6_8);
         String name = name();
-        LockClient a = client();
         Lease lease = a.lock(name, longLease()).acquire(timing.slack());
         AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
         lease.onLost(lost::set);
@@ -1381,6 +1391,64 @@ public abstract class LockTck {
         assertTrue(median <= timing.expiryPrecision().plus(timing.notificationLatency()).toMillis(), "a waiter got an"
                 + " expired lock " + lateness + " ms after its TTL of " + ttl.toMillis() + " ms (median " + median
                 + "); with a release notification it must be told of an expiry too, not find it by polling");
+        // A lock renewed after the subscription: the notice must come at the renewed expiry. Judged on the
+        // subscription's own callback at the SPI, so no poll of a waiter can stand in for a missing notice.
+        SpiClient holder = spiClient(TckRule.R7_8, null);
+        String name = name();
+        Lease held = holder.client().lock(name, LockOptions.builder().leaseTime(timing.longLease()).fixedLease().build())
+                .acquire(timing.slack());
+        Grant grant = holder.faults().lastGrant(name).orElseThrow();
+        List<Long> called = new CopyOnWriteArrayList<>();
+        AutoCloseable subscription = b.faults().provider().subscribe(name, () -> called.add(System.nanoTime()));
+        try {
+            long renewedAt = System.nanoTime();
+            assertTrue(holder.faults().provider().renew(grant, ttl), "renewing the held lock '" + name + "' to " + ttl
+                    + " failed");
+            long earliest = System.nanoTime() + ttl.toNanos() - timing.expiryPrecision().toNanos();
+            Duration bound = ttl.plus(timing.expiryPrecision()).plus(timing.notificationLatency());
+            boolean told = awaitQuietly(bound.plus(timing.slack()),
+                    () -> called.stream().anyMatch(at -> at - earliest >= 0));
+            long toldAt = called.stream().filter(at -> at - earliest >= 0).findFirst().orElse(System.nanoTime());
+            long late = TimeUnit.NANOSECONDS.toMillis(toldAt - renewedAt - ttl.toNanos());
+            assertTrue(told && late <= timing.expiryPrecision().plus(timing.notificationLatency()).toMillis(),
+                    "a subscription to '" + name + "' was " + (told ? "told " + late + " ms" : "not told within "
+                    + bound.plus(timing.slack()).toMillis() + " ms") + " after the expiry of the lock renewed to " + ttl
+                    + " after it subscribed: the expiry notice must follow the renewal, not the first TTL");
+        } finally {
+            closeQuietly(subscription);
+            held.close();
+        }
+    }
+
+    @Test
+    void optional_r7_10_subscriptionsAreIndependentAndEndWhenClosed() {
+        LockClient holder = client();
+        requireCapability(holder, TckRule.R7_10);
+        SpiClient a = spiClient(TckRule.R7_10, null);
+        SpiClient b = spiClient(TckRule.R7_10, null);
+        String name = name();
+        AtomicInteger closedOneCalled = new AtomicInteger();
+        AtomicInteger openOneCalled = new AtomicInteger();
+        AutoCloseable left = a.faults().provider().subscribe(name, closedOneCalled::incrementAndGet);
+        AutoCloseable staying = b.faults().provider().subscribe(name, openOneCalled::incrementAndGet);
+        try {
+            assertTrue(left != null && staying != null, "subscribe returned null instead of a handle to end the"
+                    + " subscription with: its callback can never be removed");
+            closeQuietly(left);
+            int closedCallsBefore = closedOneCalled.get();
+            for (int release = 1; release <= 2; release++) {
+                int before = openOneCalled.get();
+                holder.lock(name, longLease()).acquire(timing.slack()).close();
+                assertTrue(awaitQuietly(timing.slack(), () -> openOneCalled.get() > before), "after another client's"
+                        + " subscription to '" + name + "' was closed, this one was not told of release " + release
+                        + " within " + timing.slack().toMillis() + " ms: closing one subscription must remove only its"
+                        + " own callback");
+            }
+            assertEquals(closedCallsBefore, closedOneCalled.get(), "a closed subscription to '" + name + "' was still"
+                    + " called on later releases: its handle did not end it");
+        } finally {
+            closeQuietly(staying);
+        }
     }
 
     @Test
@@ -1517,6 +1585,32 @@ public abstract class LockTck {
         } finally {
             org.slf4j.MDC.remove("traceId");
         }
+    }
+
+    @Test
+    void required_r8_11_theStoreDeclaresTheCapabilitiesItsUserExpects() {
+        Set<Capability> expected;
+        try {
+            expected = Objects.requireNonNull(expectedCapabilities(), "expectedCapabilities() returned null");
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("Skipped because the kit subclass " + getClass().getSimpleName() + " does not implement"
+                    + " expectedCapabilities(): rule R8.11 compares the provider's declaration with what its user expects");
+            return;
+        }
+        Set<Capability> declared = client().capabilities();
+        Set<Capability> missing = expected.isEmpty() ? EnumSet.noneOf(Capability.class) : EnumSet.copyOf(expected);
+        missing.removeAll(declared);
+        assertTrue(missing.isEmpty(), "the provider declares " + declared + " but " + getClass().getSimpleName()
+                + " expects " + expected + ": " + missing + " is not declared, so the rules it switches on were"
+                + " skipped instead of run");
+    }
+
+    @Test
+    void required_r8_12_describeNamesTheStore() {
+        SpiClient a = spiClient(TckRule.R8_12, null);
+        String description = a.faults().storeProvider().describe();
+        assertTrue(description != null && !description.isBlank(), "describe() answered '" + description + "': every"
+                + " message about this store (failures, logs, lockctl) would name no store");
     }
 
     @Test
@@ -1658,6 +1752,15 @@ public abstract class LockTck {
      */
     protected String storeUri() {
         throw new UnsupportedOperationException("storeUri() is not implemented by " + getClass().getName());
+    }
+
+    /**
+     * The capabilities the store under test is expected to declare: what its documentation promises (rule R8.11).
+     * A provider that silently stops declaring one would otherwise pass the kit with that capability's rules
+     * skipped. The default throws {@link UnsupportedOperationException}, and R8.11 is skipped, naming this hook.
+     */
+    protected Set<Capability> expectedCapabilities() {
+        throw new UnsupportedOperationException("expectedCapabilities() is not implemented by " + getClass().getName());
     }
 
     /**
@@ -1831,6 +1934,27 @@ public abstract class LockTck {
         long until = System.nanoTime() + duration.toNanos();
         within(duration.plus(timing.slack()), duration + " to pass on the monotonic clock")
                 .until(() -> System.nanoTime() - until >= 0);
+    }
+
+    /** Whether {@code condition} came true within {@code bound} (polled every 5 ms). */
+    private static boolean awaitQuietly(Duration bound, Callable<Boolean> condition) {
+        try {
+            await().atMost(bound).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).until(condition);
+            return true;
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            return false;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable handle) {
+        if (handle == null) {
+            return;
+        }
+        try {
+            handle.close();
+        } catch (Exception e) {
+            throw new AssertionError("closing a subscription failed: " + e, e);
+        }
     }
 
     private static long millisSince(long start) {
