@@ -1,6 +1,7 @@
 package io.locksmith.tck;
 
 import io.locksmith.DistributedLock;
+import io.locksmith.HolderIdentity;
 import io.locksmith.Lease;
 import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockClient;
@@ -10,11 +11,13 @@ import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
 import io.locksmith.LockTimeoutException;
 import io.locksmith.LossReason;
+import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.Owner;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -1391,32 +1394,104 @@ public abstract class LockTck {
         assertTrue(median <= timing.expiryPrecision().plus(timing.notificationLatency()).toMillis(), "a waiter got an"
                 + " expired lock " + lateness + " ms after its TTL of " + ttl.toMillis() + " ms (median " + median
                 + "); with a release notification it must be told of an expiry too, not find it by polling");
-        // A lock renewed after the subscription: the notice must come at the renewed expiry. Judged on the
-        // subscription's own callback at the SPI, so no poll of a waiter can stand in for a missing notice.
+        // At the SPI, with a waiter that tries again only when its subscription calls back, never on a poll: a
+        // missing notice then fails every time, where a polling waiter can land near the expiry by luck. Once for a
+        // lock granted before the waiter came and left to expire, once for a lock renewed half-way through its TTL
+        // after the waiter came (session-bound stores have no TTL to move).
         SpiClient holder = spiClient(TckRule.R7_8, null);
-        String name = name();
-        Lease held = holder.client().lock(name, LockOptions.builder().leaseTime(timing.longLease()).fixedLease().build())
-                .acquire(timing.slack());
-        Grant grant = holder.faults().lastGrant(name).orElseThrow();
-        List<Long> called = new CopyOnWriteArrayList<>();
-        AutoCloseable subscription = b.faults().provider().subscribe(name, () -> called.add(System.nanoTime()));
-        try {
-            long renewedAt = System.nanoTime();
-            assertTrue(holder.faults().provider().renew(grant, ttl), "renewing the held lock '" + name + "' to " + ttl
-                    + " failed");
-            long earliest = System.nanoTime() + ttl.toNanos() - timing.expiryPrecision().toNanos();
-            Duration bound = ttl.plus(timing.expiryPrecision()).plus(timing.notificationLatency());
-            boolean told = awaitQuietly(bound.plus(timing.slack()),
-                    () -> called.stream().anyMatch(at -> at - earliest >= 0));
-            long toldAt = called.stream().filter(at -> at - earliest >= 0).findFirst().orElse(System.nanoTime());
-            long late = TimeUnit.NANOSECONDS.toMillis(toldAt - renewedAt - ttl.toNanos());
-            assertTrue(told && late <= timing.expiryPrecision().plus(timing.notificationLatency()).toMillis(),
-                    "a subscription to '" + name + "' was " + (told ? "told " + late + " ms" : "not told within "
-                    + bound.plus(timing.slack()).toMillis() + " ms") + " after the expiry of the lock renewed to " + ttl
-                    + " after it subscribed: the expiry notice must follow the renewal, not the first TTL");
+        LockProvider waiterProvider = b.faults().provider();
+        String granted = name();
+        long grantedAt = System.nanoTime();
+        Lease fixed = holder.client().lock(granted, fixedShortLease()).acquire(timing.slack());
+        try (NotifiedWaiter waiter = new NotifiedWaiter(waiterProvider, granted)) {
+            assertToldOfExpiry(waiter.awaitGrant(ttl), granted, grantedAt, ttl, "granted before the waiter came");
         } finally {
-            closeQuietly(subscription);
+            fixed.close();
+        }
+        if (holder.client().capabilities().contains(Capability.SESSION_BOUND)) {
+            return;
+        }
+        String renewed = name();
+        Lease held = holder.client().lock(renewed, fixedShortLease()).acquire(timing.slack());
+        Grant grant = holder.faults().lastGrant(renewed).orElseThrow();
+        try (NotifiedWaiter waiter = new NotifiedWaiter(waiterProvider, renewed)) {
+            waitFor(ttl.dividedBy(2));
+            long renewedAt = System.nanoTime();
+            assertTrue(holder.faults().provider().renew(grant, ttl), "renewing the held lock '" + renewed + "' half-way"
+                    + " through its TTL of " + ttl + " failed");
+            assertToldOfExpiry(waiter.awaitGrant(ttl), renewed, renewedAt, ttl, "renewed half-way through its TTL"
+                    + " after the waiter came: the notice must follow the renewal, not the first TTL");
+        } finally {
             held.close();
+        }
+    }
+
+    /** The waiter got the lock within the TTL plus the expiry precision plus the notification latency of {@code from}. */
+    private void assertToldOfExpiry(long acquiredAt, String name, long from, Duration ttl, String what) {
+        long late = TimeUnit.NANOSECONDS.toMillis(acquiredAt - from - ttl.toNanos());
+        long allowed = timing.expiryPrecision().plus(timing.notificationLatency()).toMillis();
+        assertTrue(acquiredAt != NotifiedWaiter.NEVER && late <= allowed, "a waiter at the SPI that tries again only"
+                + " when its subscription calls back " + (acquiredAt == NotifiedWaiter.NEVER ? "never got" : "got")
+                + " lock '" + name + "'" + (acquiredAt == NotifiedWaiter.NEVER ? "" : " " + late + " ms") + " after its"
+                + " TTL of " + ttl.toMillis() + " ms ran out (at most " + allowed + " ms allowed); the lock was " + what);
+    }
+
+    /**
+     * A waiter at the SPI, as the shared client waits but without its poll: subscribes, tries once, and tries
+     * again each time the subscription calls back (a queueing or polling-free store learns of the waiter from its
+     * failed attempts, as from the client's).
+     */
+    private final class NotifiedWaiter implements AutoCloseable {
+        static final long NEVER = Long.MIN_VALUE;
+        private final LockProvider provider;
+        private final String name;
+        private final java.util.concurrent.Semaphore calledBack = new java.util.concurrent.Semaphore(0);
+        private final AutoCloseable subscription;
+        private final Owner owner;
+        private Grant grant;
+
+        NotifiedWaiter(LockProvider provider, String name) {
+            this.provider = provider;
+            this.name = name;
+            this.owner = new Owner("tck-notified-waiter-" + UUID.randomUUID(), new HolderIdentity("tck-notified-waiter",
+                    "tck", Thread.currentThread().getName(), Thread.currentThread().getId(), null));
+            this.subscription = provider.subscribe(name, calledBack::release);
+            grant = attempt();
+            assertTrue(grant == null, "the waiter at the SPI got lock '" + name + "' while it was held");
+        }
+
+        /** When the waiter got the lock, trying only on call-backs, or {@link #NEVER} within the TTL and the slack. */
+        long awaitGrant(Duration ttl) {
+            long deadline = System.nanoTime() + ttl.plus(timing.expiryPrecision()).plus(timing.notificationLatency())
+                    .plus(timing.slack()).toNanos();
+            while (grant == null) {
+                long left = deadline - System.nanoTime();
+                try {
+                    if (left <= 0 || !calledBack.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                        return NEVER;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted", e);
+                }
+                calledBack.drainPermits();
+                grant = attempt();
+            }
+            return System.nanoTime();
+        }
+
+        private Grant attempt() {
+            return provider.tryAcquire(new AcquireRequest(name, owner, timing.longLease(), true)).orElse(null);
+        }
+
+        @Override
+        public void close() {
+            closeQuietly(subscription);
+            if (grant != null) {
+                provider.release(grant);
+            } else {
+                provider.cancel(name, owner);
+            }
         }
     }
 
