@@ -1399,31 +1399,54 @@ public abstract class LockTck {
         // lock granted before the waiter came and left to expire, once for a lock renewed half-way through its TTL
         // after the waiter came (session-bound stores have no TTL to move).
         SpiClient holder = spiClient(TckRule.R7_8, null);
-        LockProvider waiterProvider = b.faults().provider();
-        String granted = name();
-        long grantedAt = System.nanoTime();
-        Lease fixed = holder.client().lock(granted, fixedShortLease()).acquire(timing.slack());
-        try (NotifiedWaiter waiter = new NotifiedWaiter(waiterProvider, granted)) {
-            assertToldOfExpiry(waiter.awaitGrant(ttl), granted, grantedAt, ttl, "granted before the waiter came");
-        } finally {
-            fixed.close();
+        Duration spiTtl = effectiveTtl(timing.exactTtl());
+        notifiedAtTheSpi(holder, b.faults().provider(), spiTtl, false);
+        if (!holder.client().capabilities().contains(Capability.SESSION_BOUND)) {
+            notifiedAtTheSpi(holder, b.faults().provider(), spiTtl, true);
         }
-        if (holder.client().capabilities().contains(Capability.SESSION_BOUND)) {
-            return;
+    }
+
+    /**
+     * One check of R7.8 at the SPI: a lock granted to {@code holder} for {@code ttl} (renewed half-way through it
+     * when {@code renew}) must reach a {@link NotifiedWaiter} that came after the grant. A waiter that comes only
+     * after the expiry (a loaded machine), or a renewal that comes too late, checks nothing: it is tried again
+     * with a fresh name, three times at most.
+     */
+    private void notifiedAtTheSpi(SpiClient holder, LockProvider waiterProvider, Duration ttl, boolean renew) {
+        String what = renew ? "renewed half-way through its TTL after the waiter came: the notice must follow the"
+                + " renewal, not the first TTL" : "granted before the waiter came and left to expire";
+        long nearTheEnd = ttl.toNanos() - timing.expiryPrecision().toNanos();
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            String name = name();
+            long grantedAt = System.nanoTime();
+            Lease lease = holder.client().lock(name, LockOptions.builder().leaseTime(ttl).fixedLease().build())
+                    .acquire(timing.slack());
+            Grant grant = holder.faults().lastGrant(name).orElseThrow();
+            try (NotifiedWaiter waiter = new NotifiedWaiter(waiterProvider, name)) {
+                if (waiter.gotItAtOnce()) {
+                    assertTrue(System.nanoTime() - grantedAt >= nearTheEnd, "a waiter at the SPI got lock '" + name
+                            + "' " + millisSince(grantedAt) + " ms after it was granted for " + ttl.toMillis() + " ms");
+                    continue;
+                }
+                long from = grantedAt;
+                if (renew) {
+                    waitFor(Duration.ofNanos(Math.max(0, grantedAt + ttl.toNanos() / 2 - System.nanoTime())));
+                    from = System.nanoTime();
+                    boolean renewed = holder.faults().provider().renew(grant, ttl);
+                    if (!renewed && from - grantedAt >= nearTheEnd) {
+                        continue;
+                    }
+                    assertTrue(renewed, "renewing the held lock '" + name + "' half-way through its TTL of " + ttl
+                            + " failed");
+                }
+                assertToldOfExpiry(waiter.awaitGrant(ttl), name, from, ttl, what);
+                return;
+            } finally {
+                lease.close();
+            }
         }
-        String renewed = name();
-        Lease held = holder.client().lock(renewed, fixedShortLease()).acquire(timing.slack());
-        Grant grant = holder.faults().lastGrant(renewed).orElseThrow();
-        try (NotifiedWaiter waiter = new NotifiedWaiter(waiterProvider, renewed)) {
-            waitFor(ttl.dividedBy(2));
-            long renewedAt = System.nanoTime();
-            assertTrue(holder.faults().provider().renew(grant, ttl), "renewing the held lock '" + renewed + "' half-way"
-                    + " through its TTL of " + ttl + " failed");
-            assertToldOfExpiry(waiter.awaitGrant(ttl), renewed, renewedAt, ttl, "renewed half-way through its TTL"
-                    + " after the waiter came: the notice must follow the renewal, not the first TTL");
-        } finally {
-            held.close();
-        }
+        Assumptions.abort("Skipped the SPI part of R7.8 (lock " + what + "): three times the kit could not start a"
+                + " waiter (or renew) before a TTL of " + ttl.toMillis() + " ms ran out; the machine is too loaded");
     }
 
     /** The waiter got the lock within the TTL plus the expiry precision plus the notification latency of {@code from}. */
@@ -1457,7 +1480,11 @@ public abstract class LockTck {
                     "tck", Thread.currentThread().getName(), Thread.currentThread().getId(), null));
             this.subscription = provider.subscribe(name, calledBack::release);
             grant = attempt();
-            assertTrue(grant == null, "the waiter at the SPI got lock '" + name + "' while it was held");
+        }
+
+        /** Whether its first attempt, as it came, got the lock. */
+        boolean gotItAtOnce() {
+            return grant != null;
         }
 
         /** When the waiter got the lock, trying only on call-backs, or {@link #NEVER} within the TTL and the slack. */
