@@ -25,6 +25,6 @@ test_classpath="$(tr ':' '\n' < target/pit-tck-classpath.txt | grep -v '/locksmi
 tool="$tool:$(echo "$test_classpath" | grep -E 'junit-platform|junit-jupiter|opentest4j' | paste -sd:)"
 classpath="$PWD/lock-api/target/classes,$PWD/tck/target/classes,$PWD/tck/target/test-classes,$(echo "$test_classpath" | paste -sd,)"
 java -cp "$tool" org.pitest.mutationtest.commandline.MutationCoverageReport \
-  --reportDir target/pit-mem --targetClasses 'io.locksmith.mem.*' --targetTests 'io.locksmith.tck.MemTck' \
+  --reportDir target/pit-mem --targetClasses 'io.locksmith.mem.*' --targetTests 'io.locksmith.tck.MemTck,io.locksmith.tck.MemListingTest,io.locksmith.tck.MemRegistryTest' \
   --sourceDirs lock-api/src/main/java --classPath "$classpath" --mutableCodePaths "$PWD/lock-api/target/classes" \
   --threads "$threads" --timeoutConst 20000 --outputFormats CSV,XML --timestampedReports=false

@@ -1,6 +1,7 @@
 package io.locksmith.tck;
 
 import io.locksmith.DistributedLock;
+import io.locksmith.HolderIdentity;
 import io.locksmith.Lease;
 import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockClient;
@@ -10,11 +11,13 @@ import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
 import io.locksmith.LockTimeoutException;
 import io.locksmith.LossReason;
+import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.Owner;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -1342,9 +1346,18 @@ public abstract class LockTck {
 
     @Test
     void required_r6_8_closingALeaseWhoseLockVanishedReportsTheLoss() {
+        LockClient a = client();
+        // The other side first: a release that removed the owner's lock must answer true, or every clean close
+        // reports a loss that did not happen.
+        String heldName = name();
+        Lease held = a.lock(heldName, longLease()).acquire(timing.slack());
+        AtomicReference<LeaseLostEvent> heldLost = new AtomicReference<>();
+        held.onLost(heldLost::set);
+        held.close();
+        assertTrue(heldLost.get() == null, "closing a lease whose lock was still held reported a loss ("
+                + heldLost.get() + "): release must answer true when it removed the owner's lock");
         requireExpiryHook(TckRule.R6_8);
         String name = name();
-        LockClient a = client();
         Lease lease = a.lock(name, longLease()).acquire(timing.slack());
         AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
         lease.onLost(lost::set);
@@ -1381,6 +1394,163 @@ public abstract class LockTck {
         assertTrue(median <= timing.expiryPrecision().plus(timing.notificationLatency()).toMillis(), "a waiter got an"
                 + " expired lock " + lateness + " ms after its TTL of " + ttl.toMillis() + " ms (median " + median
                 + "); with a release notification it must be told of an expiry too, not find it by polling");
+        // At the SPI, with a waiter that tries again only when its subscription calls back, never on a poll: a
+        // missing notice then fails every time, where a polling waiter can land near the expiry by luck. Once for a
+        // lock granted before the waiter came and left to expire, once for a lock renewed half-way through its TTL
+        // after the waiter came (session-bound stores have no TTL to move).
+        SpiClient holder = spiClient(TckRule.R7_8, null);
+        Duration spiTtl = effectiveTtl(timing.exactTtl());
+        notifiedAtTheSpi(holder, b.faults().provider(), spiTtl, false);
+        if (!holder.client().capabilities().contains(Capability.SESSION_BOUND)) {
+            notifiedAtTheSpi(holder, b.faults().provider(), spiTtl, true);
+        }
+    }
+
+    /**
+     * One check of R7.8 at the SPI: a lock granted to {@code holder} for {@code ttl} (renewed half-way through it
+     * when {@code renew}) must reach a {@link NotifiedWaiter} that came after the grant. A waiter that comes only
+     * after the expiry (a loaded machine), or a renewal that comes too late, checks nothing: it is tried again
+     * with a fresh name, three times at most.
+     */
+    private void notifiedAtTheSpi(SpiClient holder, LockProvider waiterProvider, Duration ttl, boolean renew) {
+        String what = renew ? "renewed half-way through its TTL after the waiter came: the notice must follow the"
+                + " renewal, not the first TTL" : "granted before the waiter came and left to expire";
+        long nearTheEnd = ttl.toNanos() - timing.expiryPrecision().toNanos();
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            String name = name();
+            long grantedAt = System.nanoTime();
+            Lease lease = holder.client().lock(name, LockOptions.builder().leaseTime(ttl).fixedLease().build())
+                    .acquire(timing.slack());
+            Grant grant = holder.faults().lastGrant(name).orElseThrow();
+            try (NotifiedWaiter waiter = new NotifiedWaiter(waiterProvider, name)) {
+                if (waiter.gotItAtOnce()) {
+                    assertTrue(System.nanoTime() - grantedAt >= nearTheEnd, "a waiter at the SPI got lock '" + name
+                            + "' " + millisSince(grantedAt) + " ms after it was granted for " + ttl.toMillis() + " ms");
+                    continue;
+                }
+                long from = grantedAt;
+                if (renew) {
+                    waitFor(Duration.ofNanos(Math.max(0, grantedAt + ttl.toNanos() / 2 - System.nanoTime())));
+                    from = System.nanoTime();
+                    boolean renewed = holder.faults().provider().renew(grant, ttl);
+                    if (!renewed && from - grantedAt >= nearTheEnd) {
+                        continue;
+                    }
+                    assertTrue(renewed, "renewing the held lock '" + name + "' half-way through its TTL of " + ttl
+                            + " failed");
+                }
+                assertToldOfExpiry(waiter.awaitGrant(ttl), name, from, ttl, what);
+                return;
+            } finally {
+                lease.close();
+            }
+        }
+        Assumptions.abort("Skipped the SPI part of R7.8 (lock " + what + "): three times the kit could not start a"
+                + " waiter (or renew) before a TTL of " + ttl.toMillis() + " ms ran out; the machine is too loaded");
+    }
+
+    /** The waiter got the lock within the TTL plus the expiry precision plus the notification latency of {@code from}. */
+    private void assertToldOfExpiry(long acquiredAt, String name, long from, Duration ttl, String what) {
+        long late = TimeUnit.NANOSECONDS.toMillis(acquiredAt - from - ttl.toNanos());
+        long allowed = timing.expiryPrecision().plus(timing.notificationLatency()).toMillis();
+        assertTrue(acquiredAt != NotifiedWaiter.NEVER && late <= allowed, "a waiter at the SPI that tries again only"
+                + " when its subscription calls back " + (acquiredAt == NotifiedWaiter.NEVER ? "never got" : "got")
+                + " lock '" + name + "'" + (acquiredAt == NotifiedWaiter.NEVER ? "" : " " + late + " ms") + " after its"
+                + " TTL of " + ttl.toMillis() + " ms ran out (at most " + allowed + " ms allowed); the lock was " + what);
+    }
+
+    /**
+     * A waiter at the SPI, as the shared client waits but without its poll: subscribes, tries once, and tries
+     * again each time the subscription calls back (a queueing or polling-free store learns of the waiter from its
+     * failed attempts, as from the client's).
+     */
+    private final class NotifiedWaiter implements AutoCloseable {
+        static final long NEVER = Long.MIN_VALUE;
+        private final LockProvider provider;
+        private final String name;
+        private final java.util.concurrent.Semaphore calledBack = new java.util.concurrent.Semaphore(0);
+        private final AutoCloseable subscription;
+        private final Owner owner;
+        private Grant grant;
+
+        NotifiedWaiter(LockProvider provider, String name) {
+            this.provider = provider;
+            this.name = name;
+            this.owner = new Owner("tck-notified-waiter-" + UUID.randomUUID(), new HolderIdentity("tck-notified-waiter",
+                    "tck", Thread.currentThread().getName(), Thread.currentThread().getId(), null));
+            this.subscription = provider.subscribe(name, calledBack::release);
+            grant = attempt();
+        }
+
+        /** Whether its first attempt, as it came, got the lock. */
+        boolean gotItAtOnce() {
+            return grant != null;
+        }
+
+        /** When the waiter got the lock, trying only on call-backs, or {@link #NEVER} within the TTL and the slack. */
+        long awaitGrant(Duration ttl) {
+            long deadline = System.nanoTime() + ttl.plus(timing.expiryPrecision()).plus(timing.notificationLatency())
+                    .plus(timing.slack()).toNanos();
+            while (grant == null) {
+                long left = deadline - System.nanoTime();
+                try {
+                    if (left <= 0 || !calledBack.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                        return NEVER;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted", e);
+                }
+                calledBack.drainPermits();
+                grant = attempt();
+            }
+            return System.nanoTime();
+        }
+
+        private Grant attempt() {
+            return provider.tryAcquire(new AcquireRequest(name, owner, timing.longLease(), true)).orElse(null);
+        }
+
+        @Override
+        public void close() {
+            closeQuietly(subscription);
+            if (grant != null) {
+                provider.release(grant);
+            } else {
+                provider.cancel(name, owner);
+            }
+        }
+    }
+
+    @Test
+    void optional_r7_10_subscriptionsAreIndependentAndEndWhenClosed() {
+        LockClient holder = client();
+        requireCapability(holder, TckRule.R7_10);
+        SpiClient a = spiClient(TckRule.R7_10, null);
+        SpiClient b = spiClient(TckRule.R7_10, null);
+        String name = name();
+        AtomicInteger closedOneCalled = new AtomicInteger();
+        AtomicInteger openOneCalled = new AtomicInteger();
+        AutoCloseable left = a.faults().provider().subscribe(name, closedOneCalled::incrementAndGet);
+        AutoCloseable staying = b.faults().provider().subscribe(name, openOneCalled::incrementAndGet);
+        try {
+            assertTrue(left != null && staying != null, "subscribe returned null instead of a handle to end the"
+                    + " subscription with: its callback can never be removed");
+            closeQuietly(left);
+            int closedCallsBefore = closedOneCalled.get();
+            for (int release = 1; release <= 2; release++) {
+                int before = openOneCalled.get();
+                holder.lock(name, longLease()).acquire(timing.slack()).close();
+                assertTrue(awaitQuietly(timing.slack(), () -> openOneCalled.get() > before), "after another client's"
+                        + " subscription to '" + name + "' was closed, this one was not told of release " + release
+                        + " within " + timing.slack().toMillis() + " ms: closing one subscription must remove only its"
+                        + " own callback");
+            }
+            assertEquals(closedCallsBefore, closedOneCalled.get(), "a closed subscription to '" + name + "' was still"
+                    + " called on later releases: its handle did not end it");
+        } finally {
+            closeQuietly(staying);
+        }
     }
 
     @Test
@@ -1517,6 +1687,32 @@ public abstract class LockTck {
         } finally {
             org.slf4j.MDC.remove("traceId");
         }
+    }
+
+    @Test
+    void required_r8_11_theStoreDeclaresTheCapabilitiesItsUserExpects() {
+        Set<Capability> expected;
+        try {
+            expected = Objects.requireNonNull(expectedCapabilities(), "expectedCapabilities() returned null");
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("Skipped because the kit subclass " + getClass().getSimpleName() + " does not implement"
+                    + " expectedCapabilities(): rule R8.11 compares the provider's declaration with what its user expects");
+            return;
+        }
+        Set<Capability> declared = client().capabilities();
+        Set<Capability> missing = expected.isEmpty() ? EnumSet.noneOf(Capability.class) : EnumSet.copyOf(expected);
+        missing.removeAll(declared);
+        assertTrue(missing.isEmpty(), "the provider declares " + declared + " but " + getClass().getSimpleName()
+                + " expects " + expected + ": " + missing + " is not declared, so the rules it switches on were"
+                + " skipped instead of run");
+    }
+
+    @Test
+    void required_r8_12_describeNamesTheStore() {
+        SpiClient a = spiClient(TckRule.R8_12, null);
+        String description = a.faults().storeProvider().describe();
+        assertTrue(description != null && !description.isBlank(), "describe() answered '" + description + "': every"
+                + " message about this store (failures, logs, lockctl) would name no store");
     }
 
     @Test
@@ -1658,6 +1854,15 @@ public abstract class LockTck {
      */
     protected String storeUri() {
         throw new UnsupportedOperationException("storeUri() is not implemented by " + getClass().getName());
+    }
+
+    /**
+     * The capabilities the store under test is expected to declare: what its documentation promises (rule R8.11).
+     * A provider that silently stops declaring one would otherwise pass the kit with that capability's rules
+     * skipped. The default throws {@link UnsupportedOperationException}, and R8.11 is skipped, naming this hook.
+     */
+    protected Set<Capability> expectedCapabilities() {
+        throw new UnsupportedOperationException("expectedCapabilities() is not implemented by " + getClass().getName());
     }
 
     /**
@@ -1831,6 +2036,27 @@ public abstract class LockTck {
         long until = System.nanoTime() + duration.toNanos();
         within(duration.plus(timing.slack()), duration + " to pass on the monotonic clock")
                 .until(() -> System.nanoTime() - until >= 0);
+    }
+
+    /** Whether {@code condition} came true within {@code bound} (polled every 5 ms). */
+    private static boolean awaitQuietly(Duration bound, Callable<Boolean> condition) {
+        try {
+            await().atMost(bound).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).until(condition);
+            return true;
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            return false;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable handle) {
+        if (handle == null) {
+            return;
+        }
+        try {
+            handle.close();
+        } catch (Exception e) {
+            throw new AssertionError("closing a subscription failed: " + e, e);
+        }
     }
 
     private static long millisSince(long start) {

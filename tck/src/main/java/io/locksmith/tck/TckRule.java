@@ -80,7 +80,8 @@ public enum TckRule {
     R6_7("R6.7", Level.MUST, null, "Renewal sets the TTL, it does not add to it",
             "renew must set the time to live to the requested TTL from now (PEXPIRE), never add to what is left"),
     R6_8("R6.8", Level.MUST, null, "Closing a lease whose lock vanished reports the loss",
-            "release must answer false when it removed nothing (the owner's lock was already gone)"),
+            "release must answer false when it removed nothing (the owner's lock was already gone), and true when it"
+                    + " removed the owner's lock"),
 
     R7_1("R7.1", Level.MUST, null, "A bounded wait times out and leaves nothing behind",
             "cancel must remove every queue entry or watch of the owner; tryAcquire must not block"),
@@ -95,9 +96,13 @@ public enum TckRule {
     R7_6("R7.6", Level.MUST, Capability.INSPECT_WAITERS, "Inspect lists the queued waiters",
             "return the queued owners' holder identities in LockInfo.waiters"),
     R7_8("R7.8", Level.MUST, Capability.RELEASE_NOTIFICATION, "A waiter is notified when a lock expires",
-            "subscribe must call back when the lock expires in the store, also for a subscription made after the grant"),
+            "subscribe must call back when the lock expires in the store, also for a subscription made after the grant"
+                    + " and for a lock renewed after the subscription (at the renewed expiry)"),
     R7_9("R7.9", Level.MUST, null, "tryAcquire does not block",
             "tryAcquire must make one store request and return; waiting is the shared client's job"),
+    R7_10("R7.10", Level.MUST, Capability.RELEASE_NOTIFICATION, "Subscriptions are independent and end when closed",
+            "subscribe must return a handle that removes only its own callback; other subscriptions to the name"
+                    + " (other clients' waiters) must go on being called"),
 
     R8_1("R8.1", Level.MUST, null, "Closing a client releases its locks",
             "close must not drop the connection before the shared client's releases went out"),
@@ -115,6 +120,10 @@ public enum TckRule {
             "inspect must check the expiry (or rely on the store's), not answer a stale entry"),
     R8_8("R8.8", Level.MUST, null, "The trace id reaches the store",
             "store the whole HolderIdentity, trace id included, and return it from inspect"),
+    R8_11("R8.11", Level.MUST, null, "The store declares the capabilities its user expects",
+            "capabilities() must list every capability the provider honours; a dropped one silently skips its rules"),
+    R8_12("R8.12", Level.MUST, null, "describe() names the store",
+            "describe() must answer the scheme and hosts for messages, never blank"),
 
     R9_11("R9.11", Level.MUST, null, "An ambiguous acquire at the SPI leaves no orphan",
             "releaseAmbiguous must remove the owner's lock or queue entry whether or not the acquire took effect"),

@@ -3,6 +3,7 @@ package io.locksmith.tck;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.mem.MemStore;
+import io.locksmith.spi.Capability;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
@@ -12,8 +13,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestInstancePostProcessor;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -35,9 +38,16 @@ public final class UriLockTck extends LockTck {
     public static final String URI_PARAMETER = "locksmith.tck.uri";
     /** The configuration parameter carrying a timing scale factor, e.g. {@code 2.5}. */
     public static final String SCALE_PARAMETER = "locksmith.tck.scale";
+    /**
+     * The configuration parameter carrying the capabilities the store is expected to declare (rule R8.11), as
+     * {@code Capability} names separated by commas, e.g. {@code FENCING,RELEASE_NOTIFICATION}; {@code NONE} for
+     * none. Without it R8.11 is skipped.
+     */
+    public static final String CAPABILITIES_PARAMETER = "locksmith.tck.capabilities";
 
     private String uri;
     private TckTiming timing = TckTiming.defaults();
+    private Set<Capability> expectedCapabilities;
 
     @Override
     protected LockClient newClient() {
@@ -63,6 +73,33 @@ public final class UriLockTck extends LockTck {
         return timing;
     }
 
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        if (expectedCapabilities == null) {
+            return super.expectedCapabilities();
+        }
+        return expectedCapabilities;
+    }
+
+    /** The capabilities named by {@code value} ({@link #CAPABILITIES_PARAMETER}). */
+    static Set<Capability> parseCapabilities(String value) {
+        Set<Capability> parsed = EnumSet.noneOf(Capability.class);
+        for (String name : value.split(",")) {
+            String trimmed = name.strip().toUpperCase(java.util.Locale.ROOT);
+            if (trimmed.isEmpty() || trimmed.equals("NONE")) {
+                continue;
+            }
+            try {
+                parsed.add(Capability.valueOf(trimmed));
+            } catch (IllegalArgumentException e) {
+                throw new LockConfigurationException("configuration parameter '" + CAPABILITIES_PARAMETER + "' names '"
+                        + name.strip() + "', which is not a capability; use any of " + EnumSet.allOf(Capability.class)
+                        + " separated by commas, or NONE", e);
+            }
+        }
+        return parsed;
+    }
+
     /** Reads the URI (and scale) from the JUnit configuration into each test instance. */
     static final class UriFromConfiguration implements TestInstancePostProcessor {
         @Override
@@ -74,6 +111,8 @@ public final class UriLockTck extends LockTck {
                             + " configuration parameter '" + URI_PARAMETER + "' (or the system property of that name),"
                             + " e.g. -D" + URI_PARAMETER + "=redis://127.0.0.1:6379; run it with"
                             + " TckRunner.run(uri, System.out) or 'lockctl tck --uri URI'"));
+            context.getConfigurationParameter(CAPABILITIES_PARAMETER)
+                    .ifPresent(value -> kit.expectedCapabilities = parseCapabilities(value));
             Duration minimum = minimumTtlOf(kit.uri);
             java.util.Optional<String> scale = context.getConfigurationParameter(SCALE_PARAMETER);
             if (scale.isEmpty()) {

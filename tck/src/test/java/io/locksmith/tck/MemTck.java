@@ -2,7 +2,10 @@ package io.locksmith.tck;
 
 import io.locksmith.LockClient;
 import io.locksmith.mem.MemStore;
+import io.locksmith.spi.Capability;
 
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.UUID;
 
 /** The kit against the in-JVM reference store: every required rule must pass. */
@@ -19,6 +22,12 @@ class MemTck extends LockTck {
     @Override
     protected String storeUri() {
         return "mem://" + store;
+    }
+
+    /** What docs/BACKENDS.md promises of mem://: fencing tokens and release notification. */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION);
     }
 
     @Override

@@ -59,6 +59,27 @@ class TckRunnerTest {
     }
 
     @Test
+    void theExpectedCapabilitiesAreCheckedWhenGiven() {
+        String uri = "mem://runner-capabilities-" + UUID.randomUUID();
+        List<String> r8_11 = List.of("required_r8_11_theStoreDeclaresTheCapabilitiesItsUserExpects");
+        TckReport declared = TckRunner.run(UriLockTck.class, Map.of(UriLockTck.URI_PARAMETER, uri,
+                UriLockTck.CAPABILITIES_PARAMETER, "fencing, RELEASE_NOTIFICATION"), System.out, r8_11);
+        assertEquals(TckReport.Status.PASSED, declared.statusOf("R8.11").orElseThrow(), declared::toString);
+        TckReport notDeclared = TckRunner.run(UriLockTck.class, Map.of(UriLockTck.URI_PARAMETER, uri,
+                UriLockTck.CAPABILITIES_PARAMETER, "FENCING,FAIR"), System.out, r8_11);
+        TckReport.RuleResult result = notDeclared.result("R8.11").orElseThrow();
+        assertEquals(TckReport.Status.FAILED, result.status(), notDeclared::toString);
+        assertTrue(result.message().contains("[FAIR] is not declared"), result.message());
+        TckReport unstated = TckRunner.run(UriLockTck.class, Map.of(UriLockTck.URI_PARAMETER, uri), System.out, r8_11);
+        assertTrue(unstated.result("R8.11").orElseThrow().message().contains("expectedCapabilities()"), unstated::toString);
+        TckReport typo = TckRunner.run(UriLockTck.class, Map.of(UriLockTck.URI_PARAMETER, uri,
+                UriLockTck.CAPABILITIES_PARAMETER, "FENCE"), System.out, r8_11);
+        assertEquals(TckReport.Status.FAILED, typo.statusOf("R8.11").orElseThrow());
+        assertTrue(typo.result("R8.11").orElseThrow().message().contains("'FENCE', which is not a capability"),
+                typo::toString);
+    }
+
+    @Test
     void aReportWithNothingRunIsNotGreen() {
         TckReport empty = new TckReport("nothing", List.of());
         assertFalse(empty.passed());

@@ -75,6 +75,8 @@ enum Mutant {
     RENEW_SETS_THE_DEFAULT_LEASE(List.of(R6_3, R6_7)),
     FIXED_VALIDITY_TEN_TIMES_THE_TTL(List.of(R6_5)),
     RELEASE_ALWAYS_TRUE(List.of(R6_8, R1_5)),
+    // Removes the owner's lock and answers false: every clean close is reported as a loss.
+    RELEASE_ANSWERS_FALSE(List.of(R6_8)),
     BATCH_ANSWERS_REVERSED(List.of(R6_6)),
     BATCH_USES_THE_FIRST_TTL(List.of(R6_6)),
     BATCH_ALWAYS_TRUE(List.of(R6_6)),
@@ -94,12 +96,22 @@ enum Mutant {
     // takes the lock back, so every wait sees several releases on one subscription.
     NOTIFIES_ONCE_PER_SUBSCRIPTION(List.of(R7_4)),
     NOTIFIES_ONLY_ON_RELEASE(List.of(R7_4, R7_8)),
+    // Expiry notices timed at the TTL seen at the grant or the subscription, not moved by a renewal: the notice
+    // finds the renewed lock still held and gives up, and the renewed lock's expiry is never told.
+    EXPIRY_NOTICE_IGNORES_RENEWALS(List.of(R7_8)),
+    // One store-side subscription per name behind every handle: the first subscriber to leave ends them all.
+    UNSUBSCRIBE_ENDS_EVERY_SUBSCRIPTION(List.of(R7_10)),
+    // A handle that does nothing: closed subscriptions keep being called (and pile up).
+    SUBSCRIPTION_NEVER_ENDS(List.of(R7_10)),
 
     // Lifecycle and inspection (R8)
     CLOSE_DROPS_PENDING_RELEASES(List.of(R8_1)),
     CLOSE_DELETES_EVERY_NAME_IT_LOCKED(List.of(R8_6)),
     INSPECT_SHOWS_EXPIRED_LOCKS(List.of(R8_7)),
     DROPS_THE_TRACE_ID(List.of(R8_8)),
+    // A refactoring lost RELEASE_NOTIFICATION from capabilities(): its rules are skipped, not failed.
+    FORGETS_RELEASE_NOTIFICATION(List.of(R8_11)),
+    BLANK_DESCRIPTION(List.of(R8_12)),
 
     // Faults at the SPI (R9)
     RELEASE_AMBIGUOUS_DOES_NOTHING(List.of(R9_11)),

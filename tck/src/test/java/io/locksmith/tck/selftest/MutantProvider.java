@@ -53,6 +53,8 @@ final class MutantProvider implements LockProvider {
         final Map<String, Long> grantsSeen = new ConcurrentHashMap<>();
         /** CANCEL_LEAVES_THE_QUEUE_PLACE: the waiter at the head of each name's queue. */
         final Map<String, Owner> queueHeads = new ConcurrentHashMap<>();
+        /** UNSUBSCRIBE_ENDS_EVERY_SUBSCRIPTION: the store-side subscriptions of each name. */
+        final Map<String, List<AutoCloseable>> subscriptions = new ConcurrentHashMap<>();
     }
 
     /** Serves {@code scheme} with mutant providers over the mem store {@code store}. */
@@ -169,6 +171,9 @@ final class MutantProvider implements LockProvider {
             default -> requested;
         };
         mem.inspect(key).ifPresent(info -> shared.lastInfo.put(key, info));
+        if (mutant == Mutant.EXPIRY_NOTICE_IGNORES_RENEWALS && !shared.listeners.getOrDefault(key, List.of()).isEmpty()) {
+            expiryNoticeAtTheCurrentTtl(key);
+        }
         Grant result = new Grant(name, owner, token, validity, granted.handle());
         if (mutant == Mutant.SESSION_LOSS_NEVER_REPORTED) {
             sessionGrants.put(owner.id(), result);
@@ -312,6 +317,10 @@ final class MutantProvider implements LockProvider {
                 mem.release(stored);
                 return true;
             }
+            case RELEASE_ANSWERS_FALSE -> {
+                mem.release(stored);
+                return false;
+            }
             case RELEASE_FREES_LATER -> {
                 boolean held = mem.inspect(key).map(info -> info.holder().equals(grant.owner().holder())).orElse(false);
                 LATER.schedule(() -> mem.release(stored), 500, TimeUnit.MILLISECONDS);
@@ -328,7 +337,7 @@ final class MutantProvider implements LockProvider {
                 boolean released = mem.release(stored);
                 if (released) {
                     shared.releasedCleanly.add(key);
-                    if (mutant == Mutant.NOTIFIES_ONLY_ON_RELEASE) {
+                    if (mutant == Mutant.NOTIFIES_ONLY_ON_RELEASE || mutant == Mutant.EXPIRY_NOTICE_IGNORES_RENEWALS) {
                         shared.listeners.getOrDefault(key, List.of()).forEach(Runnable::run);
                     }
                 }
@@ -381,6 +390,9 @@ final class MutantProvider implements LockProvider {
         if (mutant == Mutant.SESSION_LOSS_NEVER_REPORTED) {
             capabilities.add(Capability.SESSION_BOUND);
         }
+        if (mutant == Mutant.FORGETS_RELEASE_NOTIFICATION) {
+            capabilities.remove(Capability.RELEASE_NOTIFICATION);
+        }
         return capabilities;
     }
 
@@ -412,10 +424,39 @@ final class MutantProvider implements LockProvider {
                 list.add(onChange);
                 return () -> list.remove(onChange);
             }
+            case EXPIRY_NOTICE_IGNORES_RENEWALS -> {
+                List<Runnable> list = shared.listeners.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
+                list.add(onChange);
+                expiryNoticeAtTheCurrentTtl(key);
+                return () -> list.remove(onChange);
+            }
+            case UNSUBSCRIBE_ENDS_EVERY_SUBSCRIPTION -> {
+                List<AutoCloseable> handles = shared.subscriptions.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
+                handles.add(mem.subscribe(key, onChange));
+                return () -> {
+                    for (AutoCloseable handle : handles) {
+                        handle.close();
+                    }
+                    handles.clear();
+                };
+            }
+            case SUBSCRIPTION_NEVER_ENDS -> {
+                mem.subscribe(key, onChange);
+                return () -> { };
+            }
             default -> {
                 return mem.subscribe(key, onChange);
             }
         }
+    }
+
+    /** EXPIRY_NOTICE_IGNORES_RENEWALS: one look at the end of the TTL the lock has now; held then, nobody is told. */
+    private void expiryNoticeAtTheCurrentTtl(String key) {
+        mem.inspect(key).flatMap(LockInfo::timeToLive).ifPresent(ttl -> LATER.schedule(() -> {
+            if (mem.inspect(key).isEmpty()) {
+                shared.listeners.getOrDefault(key, List.of()).forEach(Runnable::run);
+            }
+        }, ttl.toNanos() + 1_000_000, TimeUnit.NANOSECONDS));
     }
 
     /**
@@ -431,6 +472,9 @@ final class MutantProvider implements LockProvider {
 
     @Override
     public String describe() {
+        if (mutant == Mutant.BLANK_DESCRIPTION) {
+            return "";
+        }
         return "mutant " + mutant + " over " + mem.describe();
     }
 

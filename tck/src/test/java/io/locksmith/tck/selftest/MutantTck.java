@@ -50,6 +50,12 @@ public class MutantTck extends LockTck {
         provider.endSession();
     }
 
+    /** What mem:// declares; a mutant that drops one of them must fail R8.11. */
+    @Override
+    protected java.util.Set<io.locksmith.spi.Capability> expectedCapabilities() {
+        return java.util.EnumSet.of(io.locksmith.spi.Capability.FENCING, io.locksmith.spi.Capability.RELEASE_NOTIFICATION);
+    }
+
     @Override
     protected void expireBehindClientsBack(String lockName) {
         MemStore.named(store).expire(mutant.key(lockName));

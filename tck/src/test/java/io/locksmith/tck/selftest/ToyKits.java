@@ -1,6 +1,7 @@
 package io.locksmith.tck.selftest;
 
 import io.locksmith.LockClient;
+import io.locksmith.spi.Capability;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.tck.LockTck;
 
@@ -51,6 +52,20 @@ final class ToyKits {
         @Override
         protected void expireBehindClientsBack(String lockName) {
             store.expire(lockName);
+        }
+
+        /** What the toy store promises: fencing and notification, and its queue or its session where it has one. */
+        @Override
+        protected Set<Capability> expectedCapabilities() {
+            Set<Capability> expected = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION);
+            if (sessionBound()) {
+                expected.add(Capability.SESSION_BOUND);
+            }
+            if (fair()) {
+                expected.add(Capability.FAIR);
+                expected.add(Capability.INSPECT_WAITERS);
+            }
+            return expected;
         }
 
         @Override
