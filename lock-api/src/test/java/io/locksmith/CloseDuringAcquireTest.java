@@ -2,11 +2,11 @@ package io.locksmith;
 
 import io.locksmith.mem.MemLockProviderFactory;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
@@ -95,7 +95,7 @@ class CloseDuringAcquireTest {
     void aGrantThatLandsWhileTheClientClosesIsReleasedAndHandedToNobody() throws Exception {
         String store = "close-during-acquire-" + UUID.randomUUID();
         HeldAtTheStore factory = new HeldAtTheStore();
-        LockClient closing = LockClient.builder().uri("held://" + store).factory(factory).build();
+        LockClient closing = ProviderClientBuilder.create().uri("held://" + store).factory(factory).build();
         CompletableFuture<Lease> acquire = CompletableFuture.supplyAsync(() -> closing.lock("job").acquire(Duration.ofSeconds(5)));
         assertTrue(factory.entered.await(10, TimeUnit.SECONDS), "the acquire never reached the store");
         Thread closer = new Thread(closing::close, "closer");

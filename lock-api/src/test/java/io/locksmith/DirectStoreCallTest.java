@@ -1,11 +1,11 @@
 package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
@@ -104,7 +104,7 @@ class DirectStoreCallTest {
     }
 
     private static LockClient open(RecordingProvider store) {
-        return LockClient.builder().uri("recording://").factory(store).build();
+        return ProviderClientBuilder.create().uri("recording://").factory(store).build();
     }
 
     private static String name() {

@@ -2,11 +2,11 @@ package io.locksmith;
 
 import io.locksmith.mem.MemLockProviderFactory;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
@@ -75,7 +75,7 @@ class EarlyLossTest {
 
     @Test
     void aLossReportedBeforeTheGrantIsSeenLosesTheLease() {
-        try (LockClient client = LockClient.builder().uri("dying://" + UUID.randomUUID())
+        try (LockClient client = ProviderClientBuilder.create().uri("dying://" + UUID.randomUUID())
                 .factory(new SessionDiesAtGrant()).build()) {
             Lease lease = client.lock("order:" + UUID.randomUUID()).acquire(Duration.ofSeconds(1));
             assertFalse(lease.isHeld());

@@ -1,12 +1,12 @@
 package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
@@ -131,7 +131,7 @@ class InterruptAndCloseTest {
     @Test
     void anInterruptDuringAStoreCallIsAnInterruptedWaitAndTheCleanUpStillRuns() throws Exception {
         StubbornProvider store = new StubbornProvider(true);
-        try (LockClient client = LockClient.builder().uri("stubborn://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("stubborn://").factory(store).build()) {
             AtomicBoolean flagAfter = new AtomicBoolean();
             Waiting waiting = waitInThread(client.lock("order:1"), Duration.ofSeconds(30), flagAfter);
             assertTrue(store.inAcquire.await(10, TimeUnit.SECONDS));
@@ -149,7 +149,7 @@ class InterruptAndCloseTest {
     @Test
     void anInterruptedWaiterCancelsItsQueueEntryWithoutTheInterruptFlag() throws Exception {
         StubbornProvider store = new StubbornProvider(false);
-        try (LockClient client = LockClient.builder().uri("stubborn://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("stubborn://").factory(store).build()) {
             AtomicBoolean flagAfter = new AtomicBoolean();
             Waiting waiting = waitInThread(client.lock("order:2"), Duration.ofSeconds(30), flagAfter);
             assertTrue(store.inAcquire.await(10, TimeUnit.SECONDS));

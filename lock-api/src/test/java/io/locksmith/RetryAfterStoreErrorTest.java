@@ -1,12 +1,12 @@
 package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
@@ -102,7 +102,7 @@ class RetryAfterStoreErrorTest {
     @Test
     void aRetryAfterAStoreErrorIsANewOwnerSoTheStoreDoesNotRefuseIt() {
         BurningProvider store = new BurningProvider(2);
-        try (LockClient client = LockClient.builder().uri("burning://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("burning://").factory(store).build()) {
             try (Lease lease = client.lock("retry-after-store-error").acquire(Duration.ofSeconds(10))) {
                 assertTrue(lease.isHeld());
             }

@@ -1,11 +1,11 @@
 package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
@@ -84,8 +84,8 @@ class SessionBoundExpiryTest {
     @Test
     void aFixedLeaseThatRunsOutIsReleasedInTheStore() {
         SessionStore store = new SessionStore();
-        try (LockClient holder = LockClient.builder().uri("session://").factory(store).build();
-             LockClient other = LockClient.builder().uri("session://").factory(store).build()) {
+        try (LockClient holder = ProviderClientBuilder.create().uri("session://").factory(store).build();
+             LockClient other = ProviderClientBuilder.create().uri("session://").factory(store).build()) {
             // 1 s, not 150 ms: a grant answered after its lease ran out is released as late, and a fresh client's
             // first store call on a loaded machine can take longer than that (acquire(ZERO) ended in a time-out once).
             Lease lease = holder.lock("job", LockOptions.builder().leaseTime(Duration.ofSeconds(1)).fixedLease().build())
@@ -106,7 +106,7 @@ class SessionBoundExpiryTest {
     @Test
     void aStuckHolderLosesTheLockAtItsMaximumHold() {
         SessionStore store = new SessionStore();
-        try (LockClient holder = LockClient.builder().uri("session://").factory(store).build()) {
+        try (LockClient holder = ProviderClientBuilder.create().uri("session://").factory(store).build()) {
             LockOptions options = LockOptions.builder().leaseTime(Duration.ofSeconds(1)).maxHold(Duration.ofMillis(1500)).build();
             Lease lease = holder.lock("stuck", options).acquire(Duration.ZERO);
             AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();

@@ -2,6 +2,7 @@ package io.locksmith.tck.selftest;
 
 import io.locksmith.LockClient;
 import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.tck.LockTck;
 
 import java.util.EnumSet;
@@ -35,7 +36,7 @@ final class ToyKits {
 
         @Override
         protected LockClient newClient() {
-            return LockClient.builder().uri(storeUri()).factory(storeFactory(scheme)).build();
+            return ProviderClientBuilder.create().uri(storeUri()).factory(storeFactory(scheme)).build();
         }
 
         @Override
