@@ -1,6 +1,5 @@
 package io.locksmith;
 
-import io.locksmith.mem.MemLockProviderFactory;
 import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
@@ -33,7 +32,6 @@ class LeaseLimitsTest {
         final AtomicInteger acquires = new AtomicInteger();
         final Duration delay;
         final UnaryOperator<Grant> alter;
-        LockProvider mem;
 
         CountingMem(Duration delay, UnaryOperator<Grant> alter) {
             this.delay = delay;
@@ -47,8 +45,7 @@ class LeaseLimitsTest {
 
         @Override
         public LockProvider create(LockUri uri, ProviderContext context) {
-            mem = new MemLockProviderFactory().create(LockUri.parse("mem://" + UUID.randomUUID()), context);
-            return new LockProvider() {
+            return new StubStores.OverMem(UUID.randomUUID().toString(), context, "counting://") {
                 @Override
                 public Optional<Grant> tryAcquire(AcquireRequest request) {
                     acquires.incrementAndGet();
@@ -59,36 +56,6 @@ class LeaseLimitsTest {
                         Thread.currentThread().interrupt();
                     }
                     return grant.map(alter);
-                }
-
-                @Override
-                public boolean renew(Grant grant, Duration ttl) {
-                    return mem.renew(grant, ttl);
-                }
-
-                @Override
-                public boolean release(Grant grant) {
-                    return mem.release(grant);
-                }
-
-                @Override
-                public Optional<LockInfo> inspect(String name) {
-                    return mem.inspect(name);
-                }
-
-                @Override
-                public Set<Capability> capabilities() {
-                    return mem.capabilities();
-                }
-
-                @Override
-                public String describe() {
-                    return "counting://";
-                }
-
-                @Override
-                public void close() {
-                    mem.close();
                 }
             };
         }

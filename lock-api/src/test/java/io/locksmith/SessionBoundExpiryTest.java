@@ -2,17 +2,12 @@ package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Grant;
-import io.locksmith.spi.LockProvider;
-import io.locksmith.spi.LockProviderFactory;
-import io.locksmith.spi.LockUri;
 import io.locksmith.spi.ProviderClientBuilder;
-import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -29,55 +24,30 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 class SessionBoundExpiryTest {
 
     /** Locks without TTL, alive while the owner's session is: what an ephemeral ZooKeeper node is. */
-    private static final class SessionStore implements LockProviderFactory {
+    private static final class SessionStore extends StubStores.Stub {
         final Map<String, String> owners = new ConcurrentHashMap<>();
         final AtomicLong tokens = new AtomicLong();
 
-        @Override
-        public Set<String> schemes() {
-            return Set.of("session");
+        SessionStore() {
+            super("session", Capability.SESSION_BOUND, Capability.FENCING);
         }
 
         @Override
-        public LockProvider create(LockUri uri, ProviderContext context) {
-            return new LockProvider() {
-                @Override
-                public Optional<Grant> tryAcquire(AcquireRequest request) {
-                    if (owners.putIfAbsent(request.name(), request.owner().id()) != null) {
-                        return Optional.empty();
-                    }
-                    return Optional.of(new Grant(request.name(), request.owner(), tokens.incrementAndGet(), request.ttl()));
-                }
+        public Optional<Grant> tryAcquire(AcquireRequest request) {
+            if (owners.putIfAbsent(request.name(), request.owner().id()) != null) {
+                return Optional.empty();
+            }
+            return Optional.of(new Grant(request.name(), request.owner(), tokens.incrementAndGet(), request.ttl()));
+        }
 
-                @Override
-                public boolean renew(Grant grant, Duration ttl) {
-                    return grant.owner().id().equals(owners.get(grant.name()));
-                }
+        @Override
+        public boolean renew(Grant grant, Duration ttl) {
+            return grant.owner().id().equals(owners.get(grant.name()));
+        }
 
-                @Override
-                public boolean release(Grant grant) {
-                    return owners.remove(grant.name(), grant.owner().id());
-                }
-
-                @Override
-                public Optional<LockInfo> inspect(String name) {
-                    return Optional.empty();
-                }
-
-                @Override
-                public Set<Capability> capabilities() {
-                    return Set.of(Capability.SESSION_BOUND, Capability.FENCING);
-                }
-
-                @Override
-                public String describe() {
-                    return "session://";
-                }
-
-                @Override
-                public void close() {
-                }
-            };
+        @Override
+        public boolean release(Grant grant) {
+            return owners.remove(grant.name(), grant.owner().id());
         }
     }
 
