@@ -16,6 +16,10 @@ module io.locksmith {
     exports io.locksmith.migrate;
 
     uses io.locksmith.spi.LockProviderFactory;
+    // LockClient.builder() reaches the shared client through this service, so the API does not depend on it.
+    uses io.locksmith.LockClient.Builder;
+
+    provides io.locksmith.LockClient.Builder with io.locksmith.internal.ClientBuilder;
 
     provides io.locksmith.spi.LockProviderFactory with
             io.locksmith.mem.MemLockProviderFactory,

@@ -1,10 +1,5 @@
 package io.locksmith;
 
-import io.locksmith.internal.ClientBuilder;
-import io.locksmith.internal.Configuration;
-import io.locksmith.spi.Capability;
-import io.locksmith.spi.LockProviderFactory;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -24,7 +19,7 @@ import java.util.function.Supplier;
  *
  * <p>The URI's scheme picks the backend ({@code mem://}, {@code redis://}, {@code zookeeper://},
  * {@code etcd://}, ...), found with {@link java.util.ServiceLoader} through
- * {@link LockProviderFactory}. Parameters common to every store:
+ * {@link io.locksmith.spi.LockProviderFactory}. Parameters common to every store:
  * {@code lease} (default lease time, e.g. {@code 30s}), {@code renew} ({@code true}/{@code false}),
  * {@code maxHold} (e.g. {@code 10m}, or {@code none}). See {@code docs/CONFIGURATION.md}.
  *
@@ -62,12 +57,19 @@ public interface LockClient extends AutoCloseable {
      *                                     {@link #open(String)}
      */
     static LockClient fromEnvironment() {
-        return open(Configuration.uriFromEnvironment());
+        return open(EnvironmentUri.uriFromEnvironment());
     }
 
-    /** A builder for a client with a listener, a trace id source or default lock options. */
+    /**
+     * A builder for a client with a listener, a trace id source or default lock options. To give the client a
+     * store factory of your own, see {@link io.locksmith.spi.ProviderClientBuilder}.
+     *
+     * @throws LockConfigurationException if locksmith-api's builder cannot be found by
+     *                                     {@link java.util.ServiceLoader} (its jar is on the path twice, or
+     *                                     repackaged without {@code META-INF/services})
+     */
     static Builder builder() {
-        return new ClientBuilder();
+        return ClientBootstrap.newBuilder();
     }
 
     /**
@@ -137,7 +139,10 @@ public interface LockClient extends AutoCloseable {
     @Override
     void close();
 
-    /** Builds a {@link LockClient}. Not thread-safe. */
+    /**
+     * Builds a {@link LockClient}. Not thread-safe. Backends and tests that pass their own store factory use
+     * {@link io.locksmith.spi.ProviderClientBuilder}, the same builder seen through the SPI.
+     */
     interface Builder {
         /**
          * The store URI.
@@ -145,14 +150,6 @@ public interface LockClient extends AutoCloseable {
          * @throws NullPointerException if {@code uri} is null
          */
         Builder uri(String uri);
-
-        /**
-         * Uses this factory instead of looking the scheme up with {@link java.util.ServiceLoader}: for a custom
-         * backend under test, or a factory holding an existing connection (a {@code RedissonClient}, say).
-         *
-         * @throws NullPointerException if {@code factory} is null
-         */
-        Builder factory(LockProviderFactory factory);
 
         /** Default options for {@link LockClient#lock(String)}; overrides the URI's {@code lease}/{@code renew}/{@code maxHold}. */
         Builder defaultLockOptions(LockOptions options);

@@ -1,12 +1,11 @@
 package io.locksmith;
 
-import io.locksmith.mem.MemLockProviderFactory;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +35,6 @@ class CloseDuringAcquireTest {
     private static final class HeldAtTheStore implements LockProviderFactory {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch proceed = new CountDownLatch(1);
-        private final MemLockProviderFactory mem = new MemLockProviderFactory();
 
         @Override
         public Set<String> schemes() {
@@ -45,8 +43,9 @@ class CloseDuringAcquireTest {
 
         @Override
         public LockProvider create(LockUri uri, ProviderContext context) {
-            LockProvider store = mem.create(LockUri.parse("mem://" + uri.rawHosts().get(0)), context);
-            return new LockProvider() {
+            String store = uri.rawHosts().get(0);
+            return new StubStores.OverMem(store, context, Set.of(Capability.FENCING),
+                    "held at the store over mem://" + store) {
                 @Override
                 public Optional<Grant> tryAcquire(AcquireRequest request) {
                     entered.countDown();
@@ -55,37 +54,7 @@ class CloseDuringAcquireTest {
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                    return store.tryAcquire(request);
-                }
-
-                @Override
-                public boolean renew(Grant grant, Duration ttl) {
-                    return store.renew(grant, ttl);
-                }
-
-                @Override
-                public boolean release(Grant grant) {
-                    return store.release(grant);
-                }
-
-                @Override
-                public Optional<LockInfo> inspect(String name) {
-                    return store.inspect(name);
-                }
-
-                @Override
-                public Set<Capability> capabilities() {
-                    return Set.of(Capability.FENCING);
-                }
-
-                @Override
-                public String describe() {
-                    return "held at the store over " + store.describe();
-                }
-
-                @Override
-                public void close() {
-                    store.close();
+                    return mem.tryAcquire(request);
                 }
             };
         }
@@ -95,7 +64,7 @@ class CloseDuringAcquireTest {
     void aGrantThatLandsWhileTheClientClosesIsReleasedAndHandedToNobody() throws Exception {
         String store = "close-during-acquire-" + UUID.randomUUID();
         HeldAtTheStore factory = new HeldAtTheStore();
-        LockClient closing = LockClient.builder().uri("held://" + store).factory(factory).build();
+        LockClient closing = ProviderClientBuilder.create().uri("held://" + store).factory(factory).build();
         CompletableFuture<Lease> acquire = CompletableFuture.supplyAsync(() -> closing.lock("job").acquire(Duration.ofSeconds(5)));
         assertTrue(factory.entered.await(10, TimeUnit.SECONDS), "the acquire never reached the store");
         Thread closer = new Thread(closing::close, "closer");

@@ -1,12 +1,9 @@
 package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
-import io.locksmith.spi.LockProviderFactory;
-import io.locksmith.spi.LockUri;
-import io.locksmith.spi.ProviderContext;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DirectStoreCallTest {
 
     /** A free-for-all store that records which thread made each call. */
-    private static final class RecordingProvider implements LockProvider, LockProviderFactory {
+    private static final class RecordingProvider extends StubStores.Stub {
         final Optional<Duration> limit;
         final Duration commandTimeout;
         final List<Thread> acquireThreads = new CopyOnWriteArrayList<>();
@@ -39,18 +36,9 @@ class DirectStoreCallTest {
         volatile long token;
 
         RecordingProvider(Optional<Duration> limit, Duration commandTimeout) {
+            super("recording");
             this.limit = limit;
             this.commandTimeout = commandTimeout;
-        }
-
-        @Override
-        public Set<String> schemes() {
-            return Set.of("recording");
-        }
-
-        @Override
-        public LockProvider create(LockUri uri, ProviderContext context) {
-            return this;
         }
 
         @Override
@@ -74,16 +62,6 @@ class DirectStoreCallTest {
         }
 
         @Override
-        public Optional<LockInfo> inspect(String name) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Set<Capability> capabilities() {
-            return Set.of();
-        }
-
-        @Override
         public Duration commandTimeout() {
             return commandTimeout;
         }
@@ -92,19 +70,10 @@ class DirectStoreCallTest {
         public Optional<Duration> callTimeLimit() {
             return limit;
         }
-
-        @Override
-        public String describe() {
-            return "recording://";
-        }
-
-        @Override
-        public void close() {
-        }
     }
 
     private static LockClient open(RecordingProvider store) {
-        return LockClient.builder().uri("recording://").factory(store).build();
+        return ProviderClientBuilder.create().uri("recording://").factory(store).build();
     }
 
     private static String name() {

@@ -1,12 +1,11 @@
 package io.locksmith;
 
-import io.locksmith.mem.MemLockProviderFactory;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 
@@ -31,43 +30,12 @@ class EarlyLossTest {
 
         @Override
         public LockProvider create(LockUri uri, ProviderContext context) {
-            LockProvider mem = new MemLockProviderFactory().create(LockUri.parse("mem://" + uri.rawHosts().get(0)), context);
-            return new LockProvider() {
+            return new StubStores.OverMem(uri.rawHosts().get(0), context, Set.of(Capability.SESSION_BOUND), "dying://") {
                 @Override
                 public Optional<Grant> tryAcquire(AcquireRequest request) {
                     Optional<Grant> grant = mem.tryAcquire(request);
                     grant.ifPresent(g -> context.lossListener().lost(g, "session expired right after the grant", null));
                     return grant;
-                }
-
-                @Override
-                public boolean renew(Grant grant, Duration ttl) {
-                    return mem.renew(grant, ttl);
-                }
-
-                @Override
-                public boolean release(Grant grant) {
-                    return mem.release(grant);
-                }
-
-                @Override
-                public Optional<LockInfo> inspect(String name) {
-                    return mem.inspect(name);
-                }
-
-                @Override
-                public Set<Capability> capabilities() {
-                    return Set.of(Capability.SESSION_BOUND);
-                }
-
-                @Override
-                public String describe() {
-                    return "dying://";
-                }
-
-                @Override
-                public void close() {
-                    mem.close();
                 }
             };
         }
@@ -75,7 +43,7 @@ class EarlyLossTest {
 
     @Test
     void aLossReportedBeforeTheGrantIsSeenLosesTheLease() {
-        try (LockClient client = LockClient.builder().uri("dying://" + UUID.randomUUID())
+        try (LockClient client = ProviderClientBuilder.create().uri("dying://" + UUID.randomUUID())
                 .factory(new SessionDiesAtGrant()).build()) {
             Lease lease = client.lock("order:" + UUID.randomUUID()).acquire(Duration.ofSeconds(1));
             assertFalse(lease.isHeld());

@@ -1,6 +1,7 @@
 package io.locksmith;
 
 import io.locksmith.mem.MemLockProviderFactory;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -79,7 +80,7 @@ class InputValidationTest {
     void aBuilderWithoutUriOrWithAMismatchedFactoryIsRejected() {
         assertMessage(LockConfigurationException.class, () -> LockClient.builder().build(), "no lock store URI");
         assertMessage(LockConfigurationException.class,
-                () -> LockClient.builder().uri("other://").factory(new MemLockProviderFactory()).build(), "other", "mem");
+                () -> ProviderClientBuilder.create().uri("other://").factory(new MemLockProviderFactory()).build(), "other", "mem");
         assertThrows(NullPointerException.class, () -> LockClient.builder().uri(null));
         assertThrows(NullPointerException.class, () -> LockClient.open(null));
         assertMessage(IllegalArgumentException.class, () -> LockClient.builder().clientId("has space"), "clientId");

@@ -1,19 +1,14 @@
 package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
-import io.locksmith.spi.LockProvider;
-import io.locksmith.spi.LockProviderFactory;
-import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
-import io.locksmith.spi.ProviderContext;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -34,23 +29,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class InterruptAndCloseTest {
 
     /** A store whose lock is always taken, whose acquire may block, and which records its clean-up calls. */
-    private static final class StubbornProvider implements LockProvider, LockProviderFactory {
+    private static final class StubbornProvider extends StubStores.Stub {
         final boolean blockInAcquire;
         final CountDownLatch inAcquire = new CountDownLatch(1);
         final List<String> cleanups = new CopyOnWriteArrayList<>();
 
         StubbornProvider(boolean blockInAcquire) {
+            super("stubborn");
             this.blockInAcquire = blockInAcquire;
-        }
-
-        @Override
-        public Set<String> schemes() {
-            return Set.of("stubborn");
-        }
-
-        @Override
-        public LockProvider create(LockUri uri, ProviderContext context) {
-            return this;
         }
 
         @Override
@@ -87,25 +73,6 @@ class InterruptAndCloseTest {
         public void cancel(String name, Owner owner) {
             cleanups.add("cancel interrupted=" + Thread.currentThread().isInterrupted());
         }
-
-        @Override
-        public Optional<LockInfo> inspect(String name) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Set<Capability> capabilities() {
-            return Set.of();
-        }
-
-        @Override
-        public String describe() {
-            return "stubborn://";
-        }
-
-        @Override
-        public void close() {
-        }
     }
 
     /** A thread waiting for a lock, and how its wait ended (null if it got the lock). */
@@ -131,7 +98,7 @@ class InterruptAndCloseTest {
     @Test
     void anInterruptDuringAStoreCallIsAnInterruptedWaitAndTheCleanUpStillRuns() throws Exception {
         StubbornProvider store = new StubbornProvider(true);
-        try (LockClient client = LockClient.builder().uri("stubborn://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("stubborn://").factory(store).build()) {
             AtomicBoolean flagAfter = new AtomicBoolean();
             Waiting waiting = waitInThread(client.lock("order:1"), Duration.ofSeconds(30), flagAfter);
             assertTrue(store.inAcquire.await(10, TimeUnit.SECONDS));
@@ -149,7 +116,7 @@ class InterruptAndCloseTest {
     @Test
     void anInterruptedWaiterCancelsItsQueueEntryWithoutTheInterruptFlag() throws Exception {
         StubbornProvider store = new StubbornProvider(false);
-        try (LockClient client = LockClient.builder().uri("stubborn://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("stubborn://").factory(store).build()) {
             AtomicBoolean flagAfter = new AtomicBoolean();
             Waiting waiting = waitInThread(client.lock("order:2"), Duration.ofSeconds(30), flagAfter);
             assertTrue(store.inAcquire.await(10, TimeUnit.SECONDS));

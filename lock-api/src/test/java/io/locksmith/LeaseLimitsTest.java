@@ -1,13 +1,12 @@
 package io.locksmith;
 
-import io.locksmith.mem.MemLockProviderFactory;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,7 +32,6 @@ class LeaseLimitsTest {
         final AtomicInteger acquires = new AtomicInteger();
         final Duration delay;
         final UnaryOperator<Grant> alter;
-        LockProvider mem;
 
         CountingMem(Duration delay, UnaryOperator<Grant> alter) {
             this.delay = delay;
@@ -47,8 +45,7 @@ class LeaseLimitsTest {
 
         @Override
         public LockProvider create(LockUri uri, ProviderContext context) {
-            mem = new MemLockProviderFactory().create(LockUri.parse("mem://" + UUID.randomUUID()), context);
-            return new LockProvider() {
+            return new StubStores.OverMem(UUID.randomUUID().toString(), context, "counting://") {
                 @Override
                 public Optional<Grant> tryAcquire(AcquireRequest request) {
                     acquires.incrementAndGet();
@@ -59,36 +56,6 @@ class LeaseLimitsTest {
                         Thread.currentThread().interrupt();
                     }
                     return grant.map(alter);
-                }
-
-                @Override
-                public boolean renew(Grant grant, Duration ttl) {
-                    return mem.renew(grant, ttl);
-                }
-
-                @Override
-                public boolean release(Grant grant) {
-                    return mem.release(grant);
-                }
-
-                @Override
-                public Optional<LockInfo> inspect(String name) {
-                    return mem.inspect(name);
-                }
-
-                @Override
-                public Set<Capability> capabilities() {
-                    return mem.capabilities();
-                }
-
-                @Override
-                public String describe() {
-                    return "counting://";
-                }
-
-                @Override
-                public void close() {
-                    mem.close();
                 }
             };
         }
@@ -117,7 +84,7 @@ class LeaseLimitsTest {
     @Test
     void aLeaseUnderTheStoresMinimumIsRefusedBeforeAnyStoreCall() {
         CountingMem store = new CountingMem(Duration.ZERO, UnaryOperator.identity());
-        try (LockClient client = LockClient.builder().uri("counting://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("counting://").factory(store).build()) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> client.lock("tiny", LockOptions.builder().leaseTime(Duration.ofMillis(1)).build()));
             assertTrue(refused.getMessage().contains("under the PT0.02S minimum of counting://"), refused.getMessage());
@@ -132,7 +99,7 @@ class LeaseLimitsTest {
     void grantsThatComeTooLateEndInAClearErrorAfterAFewTriesAndLeaveNothingBehind() {
         // Every grant comes back after its 30 ms lease has run out on the client.
         CountingMem store = new CountingMem(Duration.ofMillis(40), UnaryOperator.identity());
-        try (LockClient client = LockClient.builder().uri("counting://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("counting://").factory(store).build()) {
             DistributedLock lock = client.lock("slow", LockOptions.builder().leaseTime(Duration.ofMillis(30)).build());
             LockStoreException thrown = assertThrows(LockStoreException.class, () -> lock.acquire(Duration.ofSeconds(5)));
             assertTrue(thrown.getMessage().contains("too short"), thrown.getMessage());
@@ -147,7 +114,7 @@ class LeaseLimitsTest {
         // lock the store really granted to this owner behind.
         CountingMem store = new CountingMem(Duration.ZERO, grant -> new Grant(grant.name(),
                 new Owner("somebody-else", grant.owner().holder()), grant.fencingToken(), grant.validity()));
-        try (LockClient client = LockClient.builder().uri("counting://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("counting://").factory(store).build()) {
             assertThrows(IllegalStateException.class, () -> client.lock("odd").tryAcquire());
             assertTrue(client.inspect("odd").isEmpty(), "the grant must be released when the acquire fails after it");
         }

@@ -1,13 +1,9 @@
 package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
-import io.locksmith.spi.LockProvider;
-import io.locksmith.spi.LockProviderFactory;
-import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
-import io.locksmith.spi.ProviderContext;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -31,24 +27,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RetryAfterStoreErrorTest {
 
     /** Fails the first acquires with a store error and, as Redis does, refuses any owner released as ambiguous. */
-    private static final class BurningProvider implements LockProvider, LockProviderFactory {
+    private static final class BurningProvider extends StubStores.Stub {
         final AtomicInteger failuresLeft;
         final Set<String> abandoned = ConcurrentHashMap.newKeySet();
         final List<String> attemptOwners = new CopyOnWriteArrayList<>();
         final AtomicInteger refused = new AtomicInteger();
 
         BurningProvider(int failures) {
+            super("burning");
             this.failuresLeft = new AtomicInteger(failures);
-        }
-
-        @Override
-        public Set<String> schemes() {
-            return Set.of("burning");
-        }
-
-        @Override
-        public LockProvider create(LockUri uri, ProviderContext context) {
-            return this;
         }
 
         @Override
@@ -78,31 +65,12 @@ class RetryAfterStoreErrorTest {
         public boolean release(Grant grant) {
             return true;
         }
-
-        @Override
-        public Optional<LockInfo> inspect(String name) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Set<Capability> capabilities() {
-            return Set.of();
-        }
-
-        @Override
-        public String describe() {
-            return "burning://";
-        }
-
-        @Override
-        public void close() {
-        }
     }
 
     @Test
     void aRetryAfterAStoreErrorIsANewOwnerSoTheStoreDoesNotRefuseIt() {
         BurningProvider store = new BurningProvider(2);
-        try (LockClient client = LockClient.builder().uri("burning://").factory(store).build()) {
+        try (LockClient client = ProviderClientBuilder.create().uri("burning://").factory(store).build()) {
             try (Lease lease = client.lock("retry-after-store-error").acquire(Duration.ofSeconds(10))) {
                 assertTrue(lease.isHeld());
             }

@@ -1,18 +1,13 @@
 package io.locksmith;
 
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
-import io.locksmith.spi.LockProvider;
-import io.locksmith.spi.LockProviderFactory;
-import io.locksmith.spi.LockUri;
-import io.locksmith.spi.ProviderContext;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -29,63 +24,38 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 class SessionBoundExpiryTest {
 
     /** Locks without TTL, alive while the owner's session is: what an ephemeral ZooKeeper node is. */
-    private static final class SessionStore implements LockProviderFactory {
+    private static final class SessionStore extends StubStores.Stub {
         final Map<String, String> owners = new ConcurrentHashMap<>();
         final AtomicLong tokens = new AtomicLong();
 
-        @Override
-        public Set<String> schemes() {
-            return Set.of("session");
+        SessionStore() {
+            super("session", Capability.SESSION_BOUND, Capability.FENCING);
         }
 
         @Override
-        public LockProvider create(LockUri uri, ProviderContext context) {
-            return new LockProvider() {
-                @Override
-                public Optional<Grant> tryAcquire(AcquireRequest request) {
-                    if (owners.putIfAbsent(request.name(), request.owner().id()) != null) {
-                        return Optional.empty();
-                    }
-                    return Optional.of(new Grant(request.name(), request.owner(), tokens.incrementAndGet(), request.ttl()));
-                }
+        public Optional<Grant> tryAcquire(AcquireRequest request) {
+            if (owners.putIfAbsent(request.name(), request.owner().id()) != null) {
+                return Optional.empty();
+            }
+            return Optional.of(new Grant(request.name(), request.owner(), tokens.incrementAndGet(), request.ttl()));
+        }
 
-                @Override
-                public boolean renew(Grant grant, Duration ttl) {
-                    return grant.owner().id().equals(owners.get(grant.name()));
-                }
+        @Override
+        public boolean renew(Grant grant, Duration ttl) {
+            return grant.owner().id().equals(owners.get(grant.name()));
+        }
 
-                @Override
-                public boolean release(Grant grant) {
-                    return owners.remove(grant.name(), grant.owner().id());
-                }
-
-                @Override
-                public Optional<LockInfo> inspect(String name) {
-                    return Optional.empty();
-                }
-
-                @Override
-                public Set<Capability> capabilities() {
-                    return Set.of(Capability.SESSION_BOUND, Capability.FENCING);
-                }
-
-                @Override
-                public String describe() {
-                    return "session://";
-                }
-
-                @Override
-                public void close() {
-                }
-            };
+        @Override
+        public boolean release(Grant grant) {
+            return owners.remove(grant.name(), grant.owner().id());
         }
     }
 
     @Test
     void aFixedLeaseThatRunsOutIsReleasedInTheStore() {
         SessionStore store = new SessionStore();
-        try (LockClient holder = LockClient.builder().uri("session://").factory(store).build();
-             LockClient other = LockClient.builder().uri("session://").factory(store).build()) {
+        try (LockClient holder = ProviderClientBuilder.create().uri("session://").factory(store).build();
+             LockClient other = ProviderClientBuilder.create().uri("session://").factory(store).build()) {
             // 1 s, not 150 ms: a grant answered after its lease ran out is released as late, and a fresh client's
             // first store call on a loaded machine can take longer than that (acquire(ZERO) ended in a time-out once).
             Lease lease = holder.lock("job", LockOptions.builder().leaseTime(Duration.ofSeconds(1)).fixedLease().build())
@@ -106,7 +76,7 @@ class SessionBoundExpiryTest {
     @Test
     void aStuckHolderLosesTheLockAtItsMaximumHold() {
         SessionStore store = new SessionStore();
-        try (LockClient holder = LockClient.builder().uri("session://").factory(store).build()) {
+        try (LockClient holder = ProviderClientBuilder.create().uri("session://").factory(store).build()) {
             LockOptions options = LockOptions.builder().leaseTime(Duration.ofSeconds(1)).maxHold(Duration.ofMillis(1500)).build();
             Lease lease = holder.lock("stuck", options).acquire(Duration.ZERO);
             AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();

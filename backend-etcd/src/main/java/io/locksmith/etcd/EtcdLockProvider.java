@@ -17,7 +17,7 @@ import io.locksmith.HolderIdentity;
 import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.LockProvider;

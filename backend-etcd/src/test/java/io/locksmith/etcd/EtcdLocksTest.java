@@ -13,7 +13,7 @@ import io.locksmith.LockInfo;
 import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;

@@ -6,6 +6,7 @@ import io.locksmith.redis.RedisCommands.ReplicaAck;
 import io.locksmith.redis.RedisCommands.Reply;
 import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.Owner;
+import io.locksmith.spi.RenewRequest;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,19 +97,19 @@ final class LockNode implements AutoCloseable {
     }
 
     /** One script call for all: fine on a single primary; Redis Cluster would need one call per slot. */
-    List<Boolean> renewAll(List<String> names, List<String> ownerIds, List<Duration> ttls) {
-        List<String> keys = new ArrayList<>(names.size());
-        List<String> args = new ArrayList<>(names.size() * 2);
-        for (int i = 0; i < names.size(); i++) {
-            keys.add(RedisLockKeys.lockKey(names.get(i)));
-            args.add(ownerIds.get(i));
-            args.add(Long.toString(millis(ttls.get(i))));
+    List<Boolean> renewAll(List<RenewRequest> requests) {
+        List<String> keys = new ArrayList<>(requests.size());
+        List<String> args = new ArrayList<>(requests.size() * 2);
+        for (RenewRequest request : requests) {
+            keys.add(RedisLockKeys.lockKey(request.grant().name()));
+            args.add(request.grant().owner().id());
+            args.add(Long.toString(millis(request.ttl())));
         }
         Reply reply = run(LuaScript.RENEW_ALL, keys, args, ack);
         List<?> values = list(reply.value(), LuaScript.RENEW_ALL);
-        if (values.size() != names.size()) {
+        if (values.size() != requests.size()) {
             throw new LockStoreException(commands.describe() + " answered " + values.size() + " renewal results for "
-                    + names.size() + " locks", null);
+                    + requests.size() + " locks", null);
         }
         List<Boolean> results = new ArrayList<>(values.size());
         boolean any = false;

@@ -3,7 +3,7 @@ package io.locksmith.redis;
 import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.Owner;
@@ -279,15 +279,7 @@ final class RedLockProvider implements LockProvider {
         if (requests.isEmpty()) {
             return List.of();
         }
-        List<String> names = new ArrayList<>(requests.size());
-        List<String> owners = new ArrayList<>(requests.size());
-        List<Duration> ttls = new ArrayList<>(requests.size());
-        for (RenewRequest request : requests) {
-            names.add(request.grant().name());
-            owners.add(request.grant().owner().id());
-            ttls.add(request.ttl());
-        }
-        List<Outcome<List<Boolean>>> outcomes = onAll(node -> node.renewAll(names, owners, ttls));
+        List<Outcome<List<Boolean>>> outcomes = onAll(node -> node.renewAll(requests));
         List<Boolean> results = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             int index = i;
@@ -296,7 +288,7 @@ final class RedLockProvider implements LockProvider {
                 perLock.add(outcome.failed() ? new Outcome<>(outcome.node(), null, outcome.failure())
                         : new Outcome<>(outcome.node(), outcome.value().get(index), null));
             }
-            results.add(majority(names.get(i), "renew", perLock));
+            results.add(majority(requests.get(i).grant().name(), "renew", perLock));
         }
         return results;
     }

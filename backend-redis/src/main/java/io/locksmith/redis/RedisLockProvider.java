@@ -3,7 +3,7 @@ package io.locksmith.redis;
 import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.Owner;
@@ -85,15 +85,7 @@ final class RedisLockProvider implements LockProvider {
         if (requests.isEmpty()) {
             return List.of();
         }
-        List<String> names = new ArrayList<>(requests.size());
-        List<String> owners = new ArrayList<>(requests.size());
-        List<Duration> ttls = new ArrayList<>(requests.size());
-        for (RenewRequest request : requests) {
-            names.add(request.grant().name());
-            owners.add(request.grant().owner().id());
-            ttls.add(request.ttl());
-        }
-        return node.renewAll(names, owners, ttls);
+        return node.renewAll(requests);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.locksmith.LockConfigurationException;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
 import org.redisson.api.RedissonClient;
 
@@ -41,12 +42,12 @@ public final class RedissonLocks {
      * @throws io.locksmith.LockStoreException if the server does not answer
      */
     public static LockClient open(RedissonClient client) {
-        return LockClient.builder().uri(SCHEME + "://").factory(factory(client)).build();
+        return ProviderClientBuilder.create().uri(SCHEME + "://").factory(factory(client)).build();
     }
 
     /**
-     * A factory for {@code LockClient.builder().uri("redisson://").factory(...)}: one client gives locks on its
-     * primary; three or more independent clients (one per primary) give RedLock over them.
+     * A factory for {@code ProviderClientBuilder.create().uri("redisson://").factory(...)}: one client gives locks
+     * on its primary; three or more independent clients (one per primary) give RedLock over them.
      *
      * @throws NullPointerException     if {@code clients} or one of them is null
      * @throws IllegalArgumentException if there are none, or two (RedLock needs at least three)

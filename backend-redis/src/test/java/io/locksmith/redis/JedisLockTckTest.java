@@ -1,9 +1,15 @@
 package io.locksmith.redis;
 
 import io.locksmith.LockClient;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderContext;
+import io.locksmith.tck.ListingTck;
 import io.locksmith.tck.LockTck;
+import io.locksmith.tck.RegistryTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 
 /** The full TCK on one redis-server through Jedis. */
 class JedisLockTckTest extends LockTck {
@@ -36,5 +42,24 @@ class JedisLockTckTest extends LockTck {
     @Override
     protected void expireBehindClientsBack(String lockName) {
         server.expireNow(lockName);
+    }
+
+    /** The listing kit ({@link ListingTck}) on the same redis-server, started once for every kit of this class. */
+    @Nested
+    class Listing extends ListingTck {
+        @Override
+        protected LockClient newClient() {
+            return LockClient.open(storeUri());
+        }
+    }
+
+    /** The registry kit ({@link RegistryTck}) on the same redis-server. */
+    @Nested
+    class Registry extends RegistryTck {
+        @Override
+        protected LockProvider newProvider() {
+            return new RedisLockProviderFactory().create(LockUri.parse(storeUri()),
+                    new ProviderContext("test", (grant, reason, cause) -> { }));
+        }
     }
 }

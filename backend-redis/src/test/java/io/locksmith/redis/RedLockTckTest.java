@@ -1,6 +1,7 @@
 package io.locksmith.redis;
 
 import io.locksmith.LockClient;
+import io.locksmith.tck.ListingTck;
 import io.locksmith.tck.LockTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.BeforeAll;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Nested;
 
 /** The full TCK on RedLock over three redis-servers (Jedis). */
 class RedLockTckTest extends LockTck {
@@ -45,5 +47,17 @@ class RedLockTckTest extends LockTck {
     @Override
     protected void expireBehindClientsBack(String lockName) {
         RedisServer.expireMajorityOwner(servers, lockName);
+    }
+
+    /**
+     * The listing kit ({@link ListingTck}) on the same three redis-servers, started once for every kit of this
+     * class.
+     */
+    @Nested
+    class Listing extends ListingTck {
+        @Override
+        protected LockClient newClient() {
+            return LockClient.open(storeUri());
+        }
     }
 }

@@ -1,9 +1,11 @@
 package io.locksmith.redis;
 
 import io.locksmith.LockClient;
+import io.locksmith.tck.ListingTck;
 import io.locksmith.tck.LockTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 
 /** The full TCK on a Sentinel-monitored primary with a replica (Jedis). */
 class SentinelLockTckTest extends LockTck {
@@ -36,5 +38,14 @@ class SentinelLockTckTest extends LockTck {
     @Override
     protected void expireBehindClientsBack(String lockName) {
         group.currentPrimary().expireNow(lockName);
+    }
+
+    /** The listing kit ({@link ListingTck}) on the same Sentinel group, started once for every kit of this class. */
+    @Nested
+    class Listing extends ListingTck {
+        @Override
+        protected LockClient newClient() {
+            return LockClient.open(storeUri());
+        }
     }
 }

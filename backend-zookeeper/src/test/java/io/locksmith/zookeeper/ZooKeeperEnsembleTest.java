@@ -6,6 +6,7 @@ import io.locksmith.LockClient;
 import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
 import io.locksmith.LossReason;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.AfterEach;
@@ -81,7 +82,7 @@ class ZooKeeperEnsembleTest {
     void killingTheHoldersServerReportsTheLossBeforeAnyoneElseGetsTheLock() throws Exception {
         String name = "ensemble-lose-" + UUID.randomUUID();
         CapturingFactory holderFactory = new CapturingFactory();
-        try (LockClient holder = LockClient.builder().uri(uri("?sessionTimeout=10s")).factory(holderFactory).build();
+        try (LockClient holder = ProviderClientBuilder.create().uri(uri("?sessionTimeout=10s")).factory(holderFactory).build();
              LockClient other = LockClient.open(uri("?sessionTimeout=10s"))) {
             Lease lease = holder.lock(name, RENEWING).acquire(Duration.ofSeconds(10));
             AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
@@ -115,7 +116,7 @@ class ZooKeeperEnsembleTest {
         CapturingFactory holderFactory = new CapturingFactory();
         // Long enough to ride out a leader election on a loaded machine.
         String parameters = "?sessionTimeout=30s&onSuspended=wait";
-        try (LockClient holder = LockClient.builder().uri(uri(parameters)).factory(holderFactory).build();
+        try (LockClient holder = ProviderClientBuilder.create().uri(uri(parameters)).factory(holderFactory).build();
              LockClient other = LockClient.open(uri(parameters))) {
             Lease lease = holder.lock(name, RENEWING).acquire(Duration.ofSeconds(10));
             AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();

@@ -9,7 +9,8 @@ import io.locksmith.LockInterruptedException;
 import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
 import io.locksmith.LossReason;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.tck.server.FreePorts;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
@@ -487,7 +488,7 @@ class ZooKeeperLockTest {
         String name = unique("late-attempt");
         CapturingFactory factory = new CapturingFactory();
         try (LockClient holder = open("");
-             LockClient waiter = LockClient.builder().uri(server.uri()).factory(factory).build();
+             LockClient waiter = ProviderClientBuilder.create().uri(server.uri()).factory(factory).build();
              LockClient next = open("")) {
             Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
             io.locksmith.spi.Owner owner = new io.locksmith.spi.Owner(waiter.clientId() + ":late",

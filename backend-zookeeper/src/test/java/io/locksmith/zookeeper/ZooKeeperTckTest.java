@@ -1,10 +1,16 @@
 package io.locksmith.zookeeper;
 
 import io.locksmith.LockClient;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderContext;
+import io.locksmith.tck.ListingTck;
 import io.locksmith.tck.LockTck;
+import io.locksmith.tck.RegistryTck;
 import io.locksmith.tck.TckTiming;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 
 /** The full TCK against one in-JVM ZooKeeper server. */
 class ZooKeeperTckTest extends LockTck {
@@ -58,5 +64,24 @@ class ZooKeeperTckTest extends LockTck {
     @Override
     protected TckTiming timing() {
         return TckTiming.defaults().scaledBy(2);
+    }
+
+    /** The listing kit ({@link ListingTck}) on the same in-JVM server, started once for every kit of this class. */
+    @Nested
+    class Listing extends ListingTck {
+        @Override
+        protected LockClient newClient() {
+            return LockClient.open(storeUri());
+        }
+    }
+
+    /** The registry kit ({@link RegistryTck}) on the same in-JVM server. */
+    @Nested
+    class Registry extends RegistryTck {
+        @Override
+        protected LockProvider newProvider() {
+            return new ZooKeeperLockProviderFactory().create(LockUri.parse(storeUri()),
+                    new ProviderContext("registry-test", (grant, reason, cause) -> { }));
+        }
     }
 }

@@ -5,6 +5,7 @@ import io.locksmith.LockConfigurationException;
 import io.locksmith.LockListener;
 import io.locksmith.LockOptions;
 import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.ProviderClientBuilder;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,8 +14,11 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Supplier;
 
-/** The {@link LockClient.Builder} behind {@link LockClient#builder()}. */
-public final class ClientBuilder implements LockClient.Builder {
+/**
+ * The {@link LockClient.Builder} behind {@link LockClient#builder()}, found by {@link java.util.ServiceLoader}
+ * (module-info and META-INF/services); public with a public constructor for that reason only.
+ */
+public final class ClientBuilder implements ProviderClientBuilder {
 
     String uri;
     LockProviderFactory factory;
@@ -25,37 +29,37 @@ public final class ClientBuilder implements LockClient.Builder {
     Duration maxPollInterval = Duration.ofSeconds(1);
 
     @Override
-    public LockClient.Builder uri(String uri) {
+    public ProviderClientBuilder uri(String uri) {
         this.uri = Objects.requireNonNull(uri, "uri cannot be null");
         return this;
     }
 
     @Override
-    public LockClient.Builder factory(LockProviderFactory factory) {
+    public ProviderClientBuilder factory(LockProviderFactory factory) {
         this.factory = Objects.requireNonNull(factory, "factory cannot be null");
         return this;
     }
 
     @Override
-    public LockClient.Builder defaultLockOptions(LockOptions options) {
+    public ProviderClientBuilder defaultLockOptions(LockOptions options) {
         this.defaultLockOptions = Objects.requireNonNull(options, "options cannot be null");
         return this;
     }
 
     @Override
-    public LockClient.Builder listener(LockListener listener) {
+    public ProviderClientBuilder listener(LockListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener cannot be null"));
         return this;
     }
 
     @Override
-    public LockClient.Builder traceIdSupplier(Supplier<String> traceIdSupplier) {
+    public ProviderClientBuilder traceIdSupplier(Supplier<String> traceIdSupplier) {
         this.traceIdSupplier = Objects.requireNonNull(traceIdSupplier, "traceIdSupplier cannot be null");
         return this;
     }
 
     @Override
-    public LockClient.Builder clientId(String clientId) {
+    public ProviderClientBuilder clientId(String clientId) {
         Objects.requireNonNull(clientId, "clientId cannot be null");
         if (clientId.isBlank() || clientId.length() > 64 || !clientId.matches("[A-Za-z0-9._:-]+")) {
             throw new IllegalArgumentException("clientId must be 1 to 64 characters of [A-Za-z0-9._:-], was '"
@@ -66,7 +70,7 @@ public final class ClientBuilder implements LockClient.Builder {
     }
 
     @Override
-    public LockClient.Builder maxPollInterval(Duration interval) {
+    public ProviderClientBuilder maxPollInterval(Duration interval) {
         Objects.requireNonNull(interval, "interval cannot be null");
         if (interval.isZero() || interval.isNegative()) {
             throw new IllegalArgumentException("maxPollInterval must be positive, was " + interval);

@@ -12,7 +12,7 @@ import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
 import io.locksmith.LossAction;
 import io.locksmith.LossReason;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;

@@ -28,7 +28,7 @@ public final class ProviderRegistry {
         if (scheme.equals("redisson") && available.contains("redis")) {
             // locksmith-redis is there: redisson:// is not looked up by scheme, it wraps the caller's own client.
             throw new LockConfigurationException("'" + uriForMessages + "': redisson:// uses a RedissonClient you"
-                    + " already have, so it needs its factory: LockClient.builder().uri(\"redisson://\")"
+                    + " already have, so it needs its factory: ProviderClientBuilder.create().uri(\"redisson://\")"
                     + ".factory(RedissonLocks.factory(redissonClient)).build(); to let Locksmith open Redisson itself,"
                     + " write redis://host:6379?client=redisson");
         }

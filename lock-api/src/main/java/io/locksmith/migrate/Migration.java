@@ -22,7 +22,7 @@ public final class Migration {
      * fleet, so it writes nothing to either store, and it refuses to take locks. What {@code lockctl inspect}
      * opens for a {@code migrate:} URI:
      * <pre>{@code
-     * try (LockClient observer = LockClient.builder().uri(migrateUri).factory(Migration.observer()).build()) {
+     * try (LockClient observer = ProviderClientBuilder.create().uri(migrateUri).factory(Migration.observer()).build()) {
      *     observer.inspect("order:1001");
      * }
      * }</pre>

@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param name          the lock name
  * @param owner         the owner it was granted to
  * @param fencingToken  the token of this holding; strictly greater than every earlier holder's for the
- *                      same name when the provider declares {@link Capability#FENCING}
+ *                      same name when the provider declares {@link io.locksmith.Capability#FENCING}
  * @param validity      how long, from the moment the request was sent, the store guarantees the lock is
  *                      this owner's (usually the TTL; RedLock subtracts the time spent and the clock drift)
  * @param handle        provider data for this holding (a ZooKeeper node path, an etcd key), or {@code null}

@@ -1,5 +1,6 @@
 package io.locksmith.spi;
 
+import io.locksmith.Capability;
 import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 

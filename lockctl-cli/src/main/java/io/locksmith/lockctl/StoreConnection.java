@@ -4,6 +4,7 @@ import io.locksmith.LockClient;
 import io.locksmith.LockStoreException;
 import io.locksmith.migrate.Migration;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderClientBuilder;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -27,7 +28,7 @@ final class StoreConnection {
     static LockClient open(String uri, Duration timeout) {
         boolean migration = LockUri.parse(uri).scheme().equals("migrate");
         CompletableFuture<LockClient> opening = CompletableFuture.supplyAsync(() -> migration
-                ? LockClient.builder().uri(uri).factory(Migration.observer()).build()
+                ? ProviderClientBuilder.create().uri(uri).factory(Migration.observer()).build()
                 : LockClient.open(uri));
         try {
             return opening.get(timeout.toNanos(), TimeUnit.NANOSECONDS);

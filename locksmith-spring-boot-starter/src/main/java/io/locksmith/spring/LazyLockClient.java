@@ -6,7 +6,7 @@ import io.locksmith.LockConfigurationException;
 import io.locksmith.LockInfo;
 import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -5,6 +5,7 @@ import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.LockStoreException;
 import io.locksmith.LockTimeoutException;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -34,7 +35,7 @@ class LockFailureStrategyTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(LocksmithAutoConfiguration.class))
             .withUserConfiguration(Beans.class)
-            .withBean(LockClientBuilderCustomizer.class, () -> builder -> builder.factory(switchable))
+            .withBean(LockClientBuilderCustomizer.class, () -> builder -> ProviderClientBuilder.of(builder).factory(switchable))
             .withPropertyValues("locksmith.uri=" + store, "locksmith.annotation.default-wait=100ms");
 
     static class Stock {

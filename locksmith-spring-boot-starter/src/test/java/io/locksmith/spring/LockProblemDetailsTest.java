@@ -2,6 +2,7 @@ package io.locksmith.spring;
 
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -33,7 +34,7 @@ class LockProblemDetailsTest {
             .withConfiguration(AutoConfigurations.of(LocksmithAutoConfiguration.class,
                     LocksmithWebMvcAutoConfiguration.class))
             .withUserConfiguration(Web.class)
-            .withBean(LockClientBuilderCustomizer.class, () -> builder -> builder.factory(switchable))
+            .withBean(LockClientBuilderCustomizer.class, () -> builder -> ProviderClientBuilder.of(builder).factory(switchable))
             .withPropertyValues("locksmith.uri=" + store, "locksmith.annotation.default-wait=100ms");
 
     static class Stock {

@@ -3,6 +3,7 @@ package io.locksmith.spring;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.LockStoreException;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;
@@ -33,7 +34,7 @@ class LocksmithStartupTest {
             .withConfiguration(AutoConfigurations.of(LocksmithAutoConfiguration.class,
                     LocksmithHealthAutoConfiguration.class))
             .withBean(Stock.class)
-            .withBean(LockClientBuilderCustomizer.class, () -> builder -> builder.factory(switchable))
+            .withBean(LockClientBuilderCustomizer.class, () -> builder -> ProviderClientBuilder.of(builder).factory(switchable))
             .withPropertyValues("locksmith.uri=mem://startup-" + UUID.randomUUID());
 
     static class Stock {

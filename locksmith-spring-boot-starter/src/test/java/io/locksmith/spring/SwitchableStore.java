@@ -4,7 +4,7 @@ import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.mem.MemLockProviderFactory;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;

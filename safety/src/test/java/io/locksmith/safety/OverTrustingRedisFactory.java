@@ -3,7 +3,7 @@ package io.locksmith.safety;
 import io.locksmith.LockInfo;
 import io.locksmith.redis.RedisLockProviderFactory;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;

@@ -3,7 +3,7 @@ package io.locksmith.tck;
 import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * it must leave neither an orphan lock nor a holder that believes a lock it does not have.
  * <pre>{@code
  * FaultInjector faults = new FaultInjector();
- * LockClient client = LockClient.builder().uri(uri).factory(faults.wrap(factory)).build();
+ * LockClient client = ProviderClientBuilder.create().uri(uri).factory(faults.wrap(factory)).build();
  * faults.failNext(FaultInjector.Call.TRY_ACQUIRE, FaultInjector.Moment.AFTER_EFFECT);
  * client.lock("x").tryAcquire();        // throws LockStoreException; the lock must not stay taken
  * }</pre>

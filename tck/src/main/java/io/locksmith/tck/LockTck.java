@@ -11,13 +11,14 @@ import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
 import io.locksmith.LockTimeoutException;
 import io.locksmith.LossReason;
+import io.locksmith.Capability;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderClientBuilder;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -1902,7 +1903,7 @@ public abstract class LockTck {
     private SpiClient spiClient(TckRule rule, Supplier<String> traceIds, Duration maxPollInterval) {
         String uri = requireStoreUri(rule);
         FaultInjector faults = new FaultInjector();
-        LockClient.Builder builder = LockClient.builder().uri(uri)
+        LockClient.Builder builder = ProviderClientBuilder.create().uri(uri)
                 .factory(faults.wrap(storeFactory(LockUri.parse(uri).scheme())));
         if (traceIds != null) {
             builder.traceIdSupplier(traceIds);
@@ -1940,7 +1941,7 @@ public abstract class LockTck {
         }
         String uri = storeUri();
         FaultInjector probe = new FaultInjector();
-        try (LockClient ignored = LockClient.builder().uri(uri).factory(probe.wrap(storeFactory(LockUri.parse(uri).scheme())))
+        try (LockClient ignored = ProviderClientBuilder.create().uri(uri).factory(probe.wrap(storeFactory(LockUri.parse(uri).scheme())))
                 .build()) {
             return probe.provider().effectiveTtl(requested);
         }

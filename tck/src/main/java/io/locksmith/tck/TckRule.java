@@ -1,6 +1,6 @@
 package io.locksmith.tck;
 
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 
 import java.util.Locale;
 import java.util.Optional;

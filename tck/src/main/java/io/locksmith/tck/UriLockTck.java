@@ -3,7 +3,7 @@ package io.locksmith.tck;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.mem.MemStore;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;

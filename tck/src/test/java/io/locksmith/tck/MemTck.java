@@ -2,7 +2,7 @@ package io.locksmith.tck;
 
 import io.locksmith.LockClient;
 import io.locksmith.mem.MemStore;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 
 import java.util.EnumSet;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package io.locksmith.tck;
 
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
 import org.junit.jupiter.api.Test;

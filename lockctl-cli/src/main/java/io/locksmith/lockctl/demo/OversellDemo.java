@@ -6,7 +6,7 @@ import io.locksmith.LockClient;
 import io.locksmith.LockInterruptedException;
 import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockInfo;
 import io.locksmith.LockOptions;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 
 import java.time.Duration;
 import java.util.ArrayList;

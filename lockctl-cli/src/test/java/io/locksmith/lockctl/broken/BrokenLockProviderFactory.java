@@ -2,7 +2,7 @@ package io.locksmith.lockctl.broken;
 
 import io.locksmith.LockInfo;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;

@@ -1,6 +1,6 @@
 package io.locksmith.tck.fault;
 
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.tck.TckRule;
 
 import java.util.Locale;

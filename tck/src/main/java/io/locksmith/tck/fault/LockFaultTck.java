@@ -6,7 +6,7 @@ import io.locksmith.LockClient;
 import io.locksmith.LockEvent;
 import io.locksmith.LockException;
 import io.locksmith.LockOptions;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.tck.ContentionWorkload;
 import io.locksmith.tck.FencedRegister;
 import io.locksmith.tck.TckTiming;

@@ -5,7 +5,7 @@ import io.locksmith.LockInfo;
 import io.locksmith.mem.MemLockProviderFactory;
 import io.locksmith.mem.MemStore;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;

@@ -3,6 +3,7 @@ package io.locksmith.tck.selftest;
 import io.locksmith.LockClient;
 import io.locksmith.mem.MemStore;
 import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.tck.LockTck;
 
 import java.util.Objects;
@@ -28,7 +29,7 @@ public class MutantTck extends LockTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.builder().uri(storeUri()).factory(storeFactory("mutant")).build();
+        return ProviderClientBuilder.create().uri(storeUri()).factory(storeFactory("mutant")).build();
     }
 
     @Override
@@ -44,7 +45,7 @@ public class MutantTck extends LockTck {
     @Override
     protected void endStoreSession(io.locksmith.spi.LockProvider storeProvider) {
         if (!(storeProvider instanceof MutantProvider provider) || !provider.capabilities()
-                .contains(io.locksmith.spi.Capability.SESSION_BOUND)) {
+                .contains(io.locksmith.Capability.SESSION_BOUND)) {
             throw new UnsupportedOperationException("only the session-bound mutant has a session");
         }
         provider.endSession();
@@ -52,8 +53,8 @@ public class MutantTck extends LockTck {
 
     /** What mem:// declares; a mutant that drops one of them must fail R8.11. */
     @Override
-    protected java.util.Set<io.locksmith.spi.Capability> expectedCapabilities() {
-        return java.util.EnumSet.of(io.locksmith.spi.Capability.FENCING, io.locksmith.spi.Capability.RELEASE_NOTIFICATION);
+    protected java.util.Set<io.locksmith.Capability> expectedCapabilities() {
+        return java.util.EnumSet.of(io.locksmith.Capability.FENCING, io.locksmith.Capability.RELEASE_NOTIFICATION);
     }
 
     @Override

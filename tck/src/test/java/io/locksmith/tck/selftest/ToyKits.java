@@ -1,8 +1,9 @@
 package io.locksmith.tck.selftest;
 
 import io.locksmith.LockClient;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.LockProviderFactory;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.tck.LockTck;
 
 import java.util.EnumSet;
@@ -36,7 +37,7 @@ final class ToyKits {
 
         @Override
         protected LockClient newClient() {
-            return LockClient.builder().uri(storeUri()).factory(storeFactory(scheme)).build();
+            return ProviderClientBuilder.create().uri(storeUri()).factory(storeFactory(scheme)).build();
         }
 
         @Override

@@ -2,7 +2,7 @@ package io.locksmith.tck.selftest;
 
 import io.locksmith.LockInfo;
 import io.locksmith.spi.AcquireRequest;
-import io.locksmith.spi.Capability;
+import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
@@ -15,7 +15,7 @@ import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 
-/** Serves one scheme with providers over one {@link ToyStore}; registered with {@code LockClient.builder().factory(...)}. */
+/** Serves one scheme with providers over one {@link ToyStore}; registered with {@code ProviderClientBuilder.factory(...)}. */
 final class ToyProviderFactory implements LockProviderFactory {
 
     private final String scheme;

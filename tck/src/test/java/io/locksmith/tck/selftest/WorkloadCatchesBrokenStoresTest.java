@@ -2,6 +2,7 @@ package io.locksmith.tck.selftest;
 
 import io.locksmith.LockClient;
 import io.locksmith.LockOptions;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.tck.ContentionWorkload;
 import io.locksmith.tck.WorkloadReport;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ class WorkloadCatchesBrokenStoresTest {
         List<LockClient> clients = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                clients.add(LockClient.builder().uri(scheme + "://").factory(new ToyProviderFactory(scheme, store)).build());
+                clients.add(ProviderClientBuilder.create().uri(scheme + "://").factory(new ToyProviderFactory(scheme, store)).build());
             }
             return ContentionWorkload.on(clients, "stock-" + UUID.randomUUID())
                     .threadsPerClient(3)

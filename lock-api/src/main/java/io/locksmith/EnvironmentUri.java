@@ -1,16 +1,16 @@
-package io.locksmith.internal;
-
-import io.locksmith.LockClient;
-import io.locksmith.LockConfigurationException;
+package io.locksmith;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
-/** Finds the store URI outside the code: system property, environment variable, classpath properties. */
-public final class Configuration {
+/**
+ * Finds the store URI outside the code: system property, environment variable, classpath properties. In the API
+ * package because {@link LockClient#fromEnvironment()} needs nothing else from the shared client.
+ */
+final class EnvironmentUri {
 
-    private Configuration() {
+    private EnvironmentUri() {
     }
 
     /**
@@ -18,7 +18,7 @@ public final class Configuration {
      *
      * @throws LockConfigurationException if none does, naming all three sources
      */
-    public static String uriFromEnvironment() {
+    static String uriFromEnvironment() {
         String fromProperty = System.getProperty(LockClient.SYSTEM_PROPERTY);
         if (fromProperty != null && !fromProperty.isBlank()) {
             return fromProperty;
@@ -38,7 +38,7 @@ public final class Configuration {
     }
 
     static String fromPropertiesResource(ClassLoader loader) {
-        ClassLoader classLoader = loader != null ? loader : Configuration.class.getClassLoader();
+        ClassLoader classLoader = loader != null ? loader : EnvironmentUri.class.getClassLoader();
         try (InputStream in = classLoader.getResourceAsStream(LockClient.PROPERTIES_RESOURCE)) {
             if (in == null) {
                 return null;

@@ -1,0 +1,24 @@
+package io.locksmith;
+
+/**
+ * Optional abilities of the store behind a {@link LockClient} ({@link LockClient#capabilities()}), declared by
+ * its backend ({@link io.locksmith.spi.LockProvider#capabilities()}). The shared client and the TCK switch
+ * behaviour and optional rules on them; a backend must not declare what it does not do.
+ *
+ * <p>It lives in the API package, not in the SPI, because applications read it: the API does not depend on the
+ * SPI, which depends on the API.
+ */
+public enum Capability {
+    /** Fencing tokens strictly increase per lock name across holders (SPEC rule 7). */
+    FENCING,
+    /** {@link io.locksmith.spi.LockProvider#subscribe} reports releases, so waiters need not poll. */
+    RELEASE_NOTIFICATION,
+    /** {@link io.locksmith.spi.LockProvider#renewAll} renews many locks in one store request. */
+    BATCH_RENEW,
+    /** Waiters are served in arrival order (a queue in the store). */
+    FAIR,
+    /** The lock's life is bound to a store session (ZooKeeper, etcd lease) and the provider reports its loss. */
+    SESSION_BOUND,
+    /** {@link io.locksmith.spi.LockProvider#inspect} lists queued waiters. */
+    INSPECT_WAITERS
+}
