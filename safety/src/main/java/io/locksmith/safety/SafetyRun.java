@@ -27,7 +27,8 @@ import java.util.function.BooleanSupplier;
 /**
  * A bounded safety run on one deployment: three clients (one of them through a {@link TcpProxy} in front of
  * each member when the deployment can be proxied) run the TCK's {@link ContentionWorkload} on one lock through one
- * {@link FencedRegister}, while a fault schedule injects, one after the other, every fault the deployment
+ * {@link FencedRegister} (or on several locks at once, {@link #locks(int)}, each with its own register checked on
+ * its own), while a fault schedule injects, one after the other, every fault the deployment
  * supports: holders in child JVMs killed (-9) or frozen (SIGSTOP) past their lease, the proxied client cut off
  * or losing a reply, a store node killed and restarted, a failover that loses a grant. The run ends after
  * its duration and returns a {@link SafetyReport}.
@@ -46,6 +47,7 @@ public final class SafetyRun {
     private final Deployment deployment;
     private Duration duration = Duration.ofSeconds(60);
     private int operations;
+    private int locks = 1;
 
     private SafetyRun(Deployment deployment) {
         this.deployment = Objects.requireNonNull(deployment, "deployment cannot be null");
@@ -79,6 +81,22 @@ public final class SafetyRun {
         return this;
     }
 
+    /**
+     * Contends for {@code locks} lock names at once instead of one, each with its own {@link FencedRegister} checked
+     * on its own: a store whose handoff of one lock is slow (etcd's watch) then still completes many operations
+     * per second, and every lock is as contended as the single one was (the same clients and threads per lock).
+     * The operations of {@link #operations(int)} are split evenly between the locks (rounded up); the holder,
+     * pause and failover faults target the first lock, the client, reply and node faults hit every lock at once.
+     * Default 1.
+     */
+    public SafetyRun locks(int locks) {
+        if (locks <= 0) {
+            throw new IllegalArgumentException("locks must be positive, was " + locks);
+        }
+        this.locks = locks;
+        return this;
+    }
+
     /** Runs the workload and the fault schedule; returns when both are done. */
     public SafetyReport run() {
         return new Run().execute();
@@ -87,8 +105,12 @@ public final class SafetyRun {
     /** The state of one run. */
     private final class Run {
         final TckTiming timing = deployment.timing();
-        final String lockName = "safety-" + deployment.name() + "-" + UUID.randomUUID();
-        final FencedRegister register = new FencedRegister();
+        final String runId = "safety-" + deployment.name() + "-" + UUID.randomUUID();
+        final List<String> lockNames = new ArrayList<>();
+        final List<FencedRegister> registers = new ArrayList<>();
+        /** The lock (and its register) that holder, pause and failover faults target. */
+        final String lockName;
+        final FencedRegister register;
         final List<FaultRecord> faults = new ArrayList<>();
         final Duration holderLease = timing.shortLease();
         final Duration workloadLease = timing.slack();
@@ -99,6 +121,15 @@ public final class SafetyRun {
         long doubleGrants;
         TcpProxies proxy;
         volatile boolean workloadEnded;
+
+        Run() {
+            for (int i = 0; i < locks; i++) {
+                lockNames.add(locks == 1 ? runId : runId + "-" + i);
+                registers.add(new FencedRegister());
+            }
+            lockName = lockNames.get(0);
+            register = registers.get(0);
+        }
 
         SafetyReport execute() {
             List<LockClient> clients = new ArrayList<>();
@@ -112,23 +143,35 @@ public final class SafetyRun {
                     clients.add(LockClient.open(deployment.uri()));
                 }
                 start = System.nanoTime();
-                CompletableFuture<WorkloadReport> workload = CompletableFuture.supplyAsync(() ->
-                        ContentionWorkload.on(clients, lockName)
-                                .threadsPerClient(2)
-                                .operations(operations > 0 ? operations : Integer.MAX_VALUE)
-                                .countingOnlyCompleted()
-                                .maxDuration(duration)
-                                .holdFor(Duration.ofMillis(5))
-                                .acquireWait(timing.slack().multipliedBy(5))
-                                .lockOptions(LockOptions.builder().leaseTime(workloadLease).build())
-                                .register(register)
-                                .run())
-                        .whenComplete((report, error) -> workloadEnded = true);
+                int operationsPerLock = operations > 0 ? (operations + locks - 1) / locks : Integer.MAX_VALUE;
+                List<CompletableFuture<WorkloadReport>> perLock = new ArrayList<>();
+                for (int i = 0; i < locks; i++) {
+                    String name = lockNames.get(i);
+                    FencedRegister fence = registers.get(i);
+                    CompletableFuture<WorkloadReport> one = new CompletableFuture<>();
+                    // A thread per lock, not the common pool: on 2 cores it would run the locks one after the other.
+                    Thread runner = new Thread(() -> {
+                        try {
+                            one.complete(workload(clients, name, fence, operationsPerLock));
+                        } catch (Throwable e) {
+                            one.completeExceptionally(e);
+                        }
+                    }, "safety-workload-" + i);
+                    runner.setDaemon(true);
+                    runner.start();
+                    perLock.add(one);
+                }
+                // The holder faults watch the first lock: once its workload has stopped, nobody is left to take it.
+                perLock.get(0).whenComplete((report, error) -> workloadEnded = true);
+                CompletableFuture<Void> workload = CompletableFuture.allOf(perLock.toArray(CompletableFuture[]::new));
                 injectFaults(workload);
-                WorkloadReport report = workload.join();
+                workload.join();
+                List<WorkloadReport> reports = perLock.stream().map(CompletableFuture::join).toList();
+                WorkloadReport report = reports.size() == 1 ? reports.get(0)
+                        : SafetyReport.sumOf(reports.size() + " locks " + runId + "-0.." + (reports.size() - 1), reports);
                 return new SafetyReport(deployment.name(), deployment.description(),
                         Duration.ofNanos(System.nanoTime() - start), report, List.copyOf(faults), staleHolderWrites,
-                        staleHolderWritesAccepted, staleHoldersNotTold, doubleGrants);
+                        staleHolderWritesAccepted, staleHoldersNotTold, doubleGrants, reports);
             } finally {
                 if (proxy != null) {
                     proxy.heal();
@@ -140,8 +183,34 @@ public final class SafetyRun {
             }
         }
 
-        private void injectFaults(CompletableFuture<WorkloadReport> workload) {
+        private WorkloadReport workload(List<LockClient> clients, String name, FencedRegister fence, int operationsOfLock) {
+            return ContentionWorkload.on(clients, name)
+                    .threadsPerClient(2)
+                    .operations(operationsOfLock)
+                    .countingOnlyCompleted()
+                    .maxDuration(duration)
+                    .holdFor(Duration.ofMillis(5))
+                    .acquireWait(timing.slack().multipliedBy(5))
+                    .lockOptions(LockOptions.builder().leaseTime(workloadLease).build())
+                    .register(fence)
+                    .run();
+        }
+
+        /** Overlapping holdings so far, over every lock's register. */
+        private long overlaps() {
+            return registers.stream().mapToLong(FencedRegister::overlaps).sum();
+        }
+
+        /** Fenced writes accepted so far, over every lock's register. */
+        private long acceptedWrites() {
+            return registers.stream().mapToLong(FencedRegister::acceptedWrites).sum();
+        }
+
+        private void injectFaults(CompletableFuture<?> workload) {
             List<Fault> schedule = new ArrayList<>(deployment.faults());
+            if (schedule.isEmpty()) {
+                return; // a deployment that suffers no fault: the workload alone
+            }
             boolean failOverDone = false;
             int round = 0;
             while (!workload.isDone() && remainingNanos() > timing.slack().multipliedBy(2).toNanos()) {
@@ -243,12 +312,12 @@ public final class SafetyRun {
         }
 
         private FaultRecord partitionClient(long at) {
-            long overlapsBefore = register.overlaps();
+            long overlapsBefore = overlaps();
             proxy.blackhole();
             long cutAt = System.nanoTime();
             pause(workloadLease.multipliedBy(2));
             proxy.heal();
-            long overlaps = register.overlaps() - overlapsBefore;
+            long overlaps = overlaps() - overlapsBefore;
             return new FaultRecord(Fault.CLIENT_PARTITION, at, millisSince(cutAt), "client 0 cut off for "
                     + millisSince(cutAt) + " ms (lease " + workloadLease.toMillis() + " ms); " + overlaps
                     + " overlapping holding(s) meanwhile", overlaps > 0);
@@ -273,15 +342,15 @@ public final class SafetyRun {
         }
 
         private FaultRecord killNode(long at) {
-            long overlapsBefore = register.overlaps();
-            long writes = register.acceptedWrites();
+            long overlapsBefore = overlaps();
+            long writes = acceptedWrites();
             deployment.killNode();
             long killedAt = System.nanoTime();
             // RedLock's delayed restart: a node that forgot its locks comes back only after the longest lease.
             pause(workloadLease.multipliedBy(2));
-            long writesWhileDown = register.acceptedWrites() - writes;
+            long writesWhileDown = acceptedWrites() - writes;
             deployment.restartNode();
-            long overlaps = register.overlaps() - overlapsBefore;
+            long overlaps = overlaps() - overlapsBefore;
             return new FaultRecord(Fault.NODE_KILL, at, millisSince(killedAt), "node killed, restarted after "
                     + millisSince(killedAt) + " ms; " + writesWhileDown + " fenced write(s) accepted while it was down; "
                     + overlaps + " overlapping holding(s)", overlaps > 0);
