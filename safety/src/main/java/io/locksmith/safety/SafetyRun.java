@@ -86,7 +86,8 @@ public final class SafetyRun {
      * on its own: a store whose handoff of one lock is slow (etcd's watch) then still completes many operations
      * per second, and every lock is as contended as the single one was (the same clients and threads per lock).
      * The operations of {@link #operations(int)} are split evenly between the locks (rounded up); the holder,
-     * pause and failover faults target the first lock, the client, reply and node faults hit every lock at once.
+     * pause and failover faults target the first lock whose workload still runs, the client, reply and node faults
+     * hit every lock at once.
      * Default 1.
      */
     public SafetyRun locks(int locks) {
@@ -108,9 +109,14 @@ public final class SafetyRun {
         final String runId = "safety-" + deployment.name() + "-" + UUID.randomUUID();
         final List<String> lockNames = new ArrayList<>();
         final List<FencedRegister> registers = new ArrayList<>();
-        /** The lock (and its register) that holder, pause and failover faults target. */
-        final String lockName;
-        final FencedRegister register;
+        final List<CompletableFuture<WorkloadReport>> perLock = new ArrayList<>();
+        /**
+         * The lock (and its register) that the next holder, pause or failover fault targets: the first one whose
+         * workload still runs, so that a holder frozen near the end of the run still has somebody to take its lock.
+         */
+        int target;
+        String lockName;
+        FencedRegister register;
         final List<FaultRecord> faults = new ArrayList<>();
         final Duration holderLease = timing.shortLease();
         final Duration workloadLease = timing.slack();
@@ -120,7 +126,6 @@ public final class SafetyRun {
         long staleHoldersNotTold;
         long doubleGrants;
         TcpProxies proxy;
-        volatile boolean workloadEnded;
 
         Run() {
             for (int i = 0; i < locks; i++) {
@@ -144,7 +149,6 @@ public final class SafetyRun {
                 }
                 start = System.nanoTime();
                 int operationsPerLock = operations > 0 ? (operations + locks - 1) / locks : Integer.MAX_VALUE;
-                List<CompletableFuture<WorkloadReport>> perLock = new ArrayList<>();
                 for (int i = 0; i < locks; i++) {
                     String name = lockNames.get(i);
                     FencedRegister fence = registers.get(i);
@@ -161,8 +165,6 @@ public final class SafetyRun {
                     runner.start();
                     perLock.add(one);
                 }
-                // The holder faults watch the first lock: once its workload has stopped, nobody is left to take it.
-                perLock.get(0).whenComplete((report, error) -> workloadEnded = true);
                 CompletableFuture<Void> workload = CompletableFuture.allOf(perLock.toArray(CompletableFuture[]::new));
                 injectFaults(workload);
                 workload.join();
@@ -237,6 +239,12 @@ public final class SafetyRun {
         }
 
         private FaultRecord inject(Fault fault, long at) {
+            target = 0;
+            while (target < locks - 1 && perLock.get(target).isDone()) {
+                target++;
+            }
+            lockName = lockNames.get(target);
+            register = registers.get(target);
             return switch (fault) {
                 case HOLDER_KILL -> killHolder(at);
                 case HOLDER_PAUSE -> pauseHolder(at);
@@ -261,7 +269,7 @@ public final class SafetyRun {
                 long killedAt = System.nanoTime();
                 Duration bound = holderLease.plus(timing.slack()).plus(timing.slack());
                 boolean freed = awaitCondition(bound, () -> register.acceptedWrites() > writes);
-                if (!freed && workloadEnded) {
+                if (!freed && perLock.get(target).isDone()) {
                     // The workload reached its operations and stopped: nobody was left to take the lock. Ask a
                     // fresh client instead, within what is left of the bound.
                     try (LockClient probe = LockClient.open(deployment.uri())) {
