@@ -19,7 +19,7 @@ import java.util.List;
  * Arguments: {@code [--duration 60s] [--operations N] [--locks K] [--reports DIR] [deployment ...]}; with
  * {@code --operations} a run lasts until N lock-protected operations are done and the duration is only its cap;
  * with {@code --locks} the clients contend for K locks at once, each with its own fenced register (the operations
- * are their sum, N/K each). Deployments:
+ * are their sum, drawn from one budget). Deployments:
  * {@link Deployments#names()}.
  */
 public final class SafetyMain {

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -85,7 +86,8 @@ public final class SafetyRun {
      * Contends for {@code locks} lock names at once instead of one, each with its own {@link FencedRegister} checked
      * on its own: a store whose handoff of one lock is slow (etcd's watch) then still completes many operations
      * per second, and every lock is as contended as the single one was (the same clients and threads per lock).
-     * The operations of {@link #operations(int)} are split evenly between the locks (rounded up); the holder,
+     * The operations of {@link #operations(int)} are one budget the locks draw from (a lock that is slow or blocked
+     * for a while does not hold the run up; each lock's own count is in {@link SafetyReport#locks()}); the holder,
      * pause and failover faults target the first lock whose workload still runs, the client, reply and node faults
      * hit every lock at once.
      * Default 1.
@@ -148,7 +150,8 @@ public final class SafetyRun {
                     clients.add(LockClient.open(deployment.uri()));
                 }
                 start = System.nanoTime();
-                int operationsPerLock = operations > 0 ? (operations + locks - 1) / locks : Integer.MAX_VALUE;
+                // One budget for every lock: the run ends at the total, however it falls between the locks.
+                AtomicInteger budget = new AtomicInteger(operations > 0 ? operations : Integer.MAX_VALUE);
                 for (int i = 0; i < locks; i++) {
                     String name = lockNames.get(i);
                     FencedRegister fence = registers.get(i);
@@ -156,7 +159,7 @@ public final class SafetyRun {
                     // A thread per lock, not the common pool: on 2 cores it would run the locks one after the other.
                     Thread runner = new Thread(() -> {
                         try {
-                            one.complete(workload(clients, name, fence, operationsPerLock));
+                            one.complete(workload(clients, name, fence, budget));
                         } catch (Throwable e) {
                             one.completeExceptionally(e);
                         }
@@ -185,10 +188,10 @@ public final class SafetyRun {
             }
         }
 
-        private WorkloadReport workload(List<LockClient> clients, String name, FencedRegister fence, int operationsOfLock) {
+        private WorkloadReport workload(List<LockClient> clients, String name, FencedRegister fence, AtomicInteger budget) {
             return ContentionWorkload.on(clients, name)
                     .threadsPerClient(2)
-                    .operations(operationsOfLock)
+                    .operationsFrom(budget)
                     .countingOnlyCompleted()
                     .maxDuration(duration)
                     .holdFor(Duration.ofMillis(5))

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A safety run over several locks: each lock has its own register, the operations add up, a violation anywhere counts. */
+/** A safety run over several locks: each lock has its own register, they share one operation budget, a violation anywhere counts. */
 class SafetyRunLocksTest {
 
     @Test
@@ -23,9 +23,8 @@ class SafetyRunLocksTest {
 
             assertEquals(3, report.locks().size(), report.toMarkdown("test"));
             assertEquals(3, report.locks().stream().map(WorkloadReport::lockName).distinct().count());
-            for (WorkloadReport lock : report.locks()) {
-                assertEquals(100, lock.operations(), lock.toString());
-            }
+            // One budget: the locks' operations add up to it exactly (mem:// never fails an attempt).
+            assertEquals(300, report.locks().stream().mapToLong(WorkloadReport::operations).sum());
             assertEquals(300, report.workload().operations());
             assertTrue(report.isSafe(), report.toMarkdown("test"));
         }
