@@ -210,7 +210,9 @@ public final class ContentionWorkload {
 
         void work(int clientIndex) {
             LockClient client = clients.get(clientIndex);
-            while (remaining.getAndDecrement() > 0 && System.nanoTime() - deadline < 0
+            // Never below zero: each thread that finds the budget spent would otherwise take one more, and the operation
+            // a failed attempt gives back (countAgain) would be swallowed: the run ended short of its operations.
+            while (remaining.getAndUpdate(left -> left > 0 ? left - 1 : left) > 0 && System.nanoTime() - deadline < 0
                     && !Thread.currentThread().isInterrupted()) {
                 long operation = sequence.incrementAndGet();
                 try {
