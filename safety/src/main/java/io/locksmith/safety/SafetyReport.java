@@ -29,12 +29,53 @@ import java.util.Map;
  *                                 for paused holders)
  * @param doubleGrants             times a second holder got the lock while an earlier holder still held it in
  *                                 its own view (a failover that lost a grant)
+ * @param locks                    the report of each contended lock, each judged by its own fenced register;
+ *                                 {@code workload} is their sum (one element when the run contended for one lock)
  */
 public record SafetyReport(String deployment, String description, Duration duration, WorkloadReport workload,
                            List<FaultRecord> faults, long staleHolderWrites, long staleHolderWritesAccepted,
-                           long staleHoldersNotTold, long doubleGrants) {
+                           long staleHoldersNotTold, long doubleGrants, List<WorkloadReport> locks) {
+
+    public SafetyReport {
+        locks = List.copyOf(locks);
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * The reports of several locks contended for at once, summed into one: operations, time-outs, errors and every
+     * violation add up (each lock's register judged its own writes, so a violation on any one lock counts); the
+     * elapsed time is the longest; the first error is the first lock's that had one.
+     */
+    static WorkloadReport sumOf(String lockNames, List<WorkloadReport> reports) {
+        long operations = 0;
+        long timeouts = 0;
+        long errors = 0;
+        long overlaps = 0;
+        long staleAccepted = 0;
+        long staleRejected = 0;
+        long tokenViolations = 0;
+        long lostInside = 0;
+        int stuck = 0;
+        Duration elapsed = Duration.ZERO;
+        Throwable firstError = null;
+        for (WorkloadReport one : reports) {
+            operations += one.operations();
+            timeouts += one.acquireTimeouts();
+            errors += one.errors();
+            overlaps += one.overlaps();
+            staleAccepted += one.staleWritesAccepted();
+            staleRejected += one.staleWritesRejected();
+            tokenViolations += one.tokenMonotonicityViolations();
+            lostInside += one.leasesLostInside();
+            stuck += one.stuckThreads();
+            elapsed = elapsed.compareTo(one.elapsed()) < 0 ? one.elapsed() : elapsed;
+            firstError = firstError != null ? firstError : one.firstError();
+        }
+        WorkloadReport first = reports.get(0);
+        return new WorkloadReport(lockNames, first.clients(), first.threadsPerClient(), operations, timeouts, errors,
+                overlaps, staleAccepted, staleRejected, tokenViolations, lostInside, stuck, elapsed, firstError);
+    }
 
     /** No stale write accepted (workload or stale holders), tokens in order, every stale holder told. */
     public boolean isSafe() {
@@ -112,6 +153,13 @@ public record SafetyReport(String deployment, String description, Duration durat
                     .append(" |\n");
         }
         md.append("\n## Workload\n\n").append(workload).append("\n");
+        if (locks.size() > 1) {
+            md.append("\n").append(locks.size()).append(" locks, each with its own fenced register checked on its own;"
+                    + " the operations above are their sum:\n\n");
+            for (WorkloadReport lock : locks) {
+                md.append("- ").append(lock).append("\n");
+            }
+        }
         return md.toString();
     }
 
@@ -137,6 +185,16 @@ public record SafetyReport(String deployment, String description, Duration durat
         json.put("staleHoldersNotTold", staleHoldersNotTold);
         json.put("tokenMonotonicityViolations", workload.tokenMonotonicityViolations());
         json.put("leasesLostInside", workload.leasesLostInside());
+        ArrayNode lockNodes = json.putArray("locks");
+        for (WorkloadReport lock : locks) {
+            lockNodes.addObject()
+                    .put("lockName", lock.lockName())
+                    .put("operations", lock.operations())
+                    .put("overlaps", lock.overlaps())
+                    .put("staleWritesAccepted", lock.staleWritesAccepted())
+                    .put("staleWritesRejected", lock.staleWritesRejected())
+                    .put("tokenMonotonicityViolations", lock.tokenMonotonicityViolations());
+        }
         ArrayNode faultNodes = json.putArray("faults");
         for (FaultRecord record : faults) {
             faultNodes.addObject()

@@ -5,6 +5,7 @@ import io.locksmith.LockClient;
 import io.locksmith.LockException;
 import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
+import io.locksmith.LockTimeoutException;
 import io.locksmith.tck.ContentionWorkload;
 import io.locksmith.tck.FencedRegister;
 import io.locksmith.tck.TckTiming;
@@ -21,13 +22,15 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
  * A bounded safety run on one deployment: three clients (one of them through a {@link TcpProxy} in front of
  * each member when the deployment can be proxied) run the TCK's {@link ContentionWorkload} on one lock through one
- * {@link FencedRegister}, while a fault schedule injects, one after the other, every fault the deployment
+ * {@link FencedRegister} (or on several locks at once, {@link #locks(int)}, each with its own register checked on
+ * its own), while a fault schedule injects, one after the other, every fault the deployment
  * supports: holders in child JVMs killed (-9) or frozen (SIGSTOP) past their lease, the proxied client cut off
  * or losing a reply, a store node killed and restarted, a failover that loses a grant. The run ends after
  * its duration and returns a {@link SafetyReport}.
@@ -46,6 +49,7 @@ public final class SafetyRun {
     private final Deployment deployment;
     private Duration duration = Duration.ofSeconds(60);
     private int operations;
+    private int locks = 1;
 
     private SafetyRun(Deployment deployment) {
         this.deployment = Objects.requireNonNull(deployment, "deployment cannot be null");
@@ -79,6 +83,24 @@ public final class SafetyRun {
         return this;
     }
 
+    /**
+     * Contends for {@code locks} lock names at once instead of one, each with its own {@link FencedRegister} checked
+     * on its own: a store whose handoff of one lock is slow (etcd's watch) then still completes many operations
+     * per second, and every lock is as contended as the single one was (the same clients and threads per lock).
+     * The operations of {@link #operations(int)} are one budget the locks draw from (a lock that is slow or blocked
+     * for a while does not hold the run up; each lock's own count is in {@link SafetyReport#locks()}); the holder,
+     * pause and failover faults target the first lock whose workload still runs, the client, reply and node faults
+     * hit every lock at once.
+     * Default 1.
+     */
+    public SafetyRun locks(int locks) {
+        if (locks <= 0) {
+            throw new IllegalArgumentException("locks must be positive, was " + locks);
+        }
+        this.locks = locks;
+        return this;
+    }
+
     /** Runs the workload and the fault schedule; returns when both are done. */
     public SafetyReport run() {
         return new Run().execute();
@@ -87,8 +109,17 @@ public final class SafetyRun {
     /** The state of one run. */
     private final class Run {
         final TckTiming timing = deployment.timing();
-        final String lockName = "safety-" + deployment.name() + "-" + UUID.randomUUID();
-        final FencedRegister register = new FencedRegister();
+        final String runId = "safety-" + deployment.name() + "-" + UUID.randomUUID();
+        final List<String> lockNames = new ArrayList<>();
+        final List<FencedRegister> registers = new ArrayList<>();
+        final List<CompletableFuture<WorkloadReport>> perLock = new ArrayList<>();
+        /**
+         * The lock (and its register) that the next holder, pause or failover fault targets: the first one whose
+         * workload still runs, so that a holder frozen near the end of the run still has somebody to take its lock.
+         */
+        int target;
+        String lockName;
+        FencedRegister register;
         final List<FaultRecord> faults = new ArrayList<>();
         final Duration holderLease = timing.shortLease();
         final Duration workloadLease = timing.slack();
@@ -98,7 +129,15 @@ public final class SafetyRun {
         long staleHoldersNotTold;
         long doubleGrants;
         TcpProxies proxy;
-        volatile boolean workloadEnded;
+
+        Run() {
+            for (int i = 0; i < locks; i++) {
+                lockNames.add(locks == 1 ? runId : runId + "-" + i);
+                registers.add(new FencedRegister());
+            }
+            lockName = lockNames.get(0);
+            register = registers.get(0);
+        }
 
         SafetyReport execute() {
             List<LockClient> clients = new ArrayList<>();
@@ -112,23 +151,33 @@ public final class SafetyRun {
                     clients.add(LockClient.open(deployment.uri()));
                 }
                 start = System.nanoTime();
-                CompletableFuture<WorkloadReport> workload = CompletableFuture.supplyAsync(() ->
-                        ContentionWorkload.on(clients, lockName)
-                                .threadsPerClient(2)
-                                .operations(operations > 0 ? operations : Integer.MAX_VALUE)
-                                .countingOnlyCompleted()
-                                .maxDuration(duration)
-                                .holdFor(Duration.ofMillis(5))
-                                .acquireWait(timing.slack().multipliedBy(5))
-                                .lockOptions(LockOptions.builder().leaseTime(workloadLease).build())
-                                .register(register)
-                                .run())
-                        .whenComplete((report, error) -> workloadEnded = true);
+                // One budget for every lock: the run ends at the total, however it falls between the locks.
+                AtomicInteger budget = new AtomicInteger(operations > 0 ? operations : Integer.MAX_VALUE);
+                for (int i = 0; i < locks; i++) {
+                    String name = lockNames.get(i);
+                    FencedRegister fence = registers.get(i);
+                    CompletableFuture<WorkloadReport> one = new CompletableFuture<>();
+                    // A thread per lock, not the common pool: on 2 cores it would run the locks one after the other.
+                    Thread runner = new Thread(() -> {
+                        try {
+                            one.complete(workload(clients, name, fence, budget));
+                        } catch (Throwable e) {
+                            one.completeExceptionally(e);
+                        }
+                    }, "safety-workload-" + i);
+                    runner.setDaemon(true);
+                    runner.start();
+                    perLock.add(one);
+                }
+                CompletableFuture<Void> workload = CompletableFuture.allOf(perLock.toArray(CompletableFuture[]::new));
                 injectFaults(workload);
-                WorkloadReport report = workload.join();
+                workload.join();
+                List<WorkloadReport> reports = perLock.stream().map(CompletableFuture::join).toList();
+                WorkloadReport report = reports.size() == 1 ? reports.get(0)
+                        : SafetyReport.sumOf(reports.size() + " locks " + runId + "-0.." + (reports.size() - 1), reports);
                 return new SafetyReport(deployment.name(), deployment.description(),
                         Duration.ofNanos(System.nanoTime() - start), report, List.copyOf(faults), staleHolderWrites,
-                        staleHolderWritesAccepted, staleHoldersNotTold, doubleGrants);
+                        staleHolderWritesAccepted, staleHoldersNotTold, doubleGrants, reports);
             } finally {
                 if (proxy != null) {
                     proxy.heal();
@@ -140,8 +189,34 @@ public final class SafetyRun {
             }
         }
 
-        private void injectFaults(CompletableFuture<WorkloadReport> workload) {
+        private WorkloadReport workload(List<LockClient> clients, String name, FencedRegister fence, AtomicInteger budget) {
+            return ContentionWorkload.on(clients, name)
+                    .threadsPerClient(2)
+                    .operationsFrom(budget)
+                    .countingOnlyCompleted()
+                    .maxDuration(duration)
+                    .holdFor(Duration.ofMillis(5))
+                    .acquireWait(timing.slack().multipliedBy(5))
+                    .lockOptions(LockOptions.builder().leaseTime(workloadLease).build())
+                    .register(fence)
+                    .run();
+        }
+
+        /** Overlapping holdings so far, over every lock's register. */
+        private long overlaps() {
+            return registers.stream().mapToLong(FencedRegister::overlaps).sum();
+        }
+
+        /** Fenced writes accepted so far, over every lock's register. */
+        private long acceptedWrites() {
+            return registers.stream().mapToLong(FencedRegister::acceptedWrites).sum();
+        }
+
+        private void injectFaults(CompletableFuture<?> workload) {
             List<Fault> schedule = new ArrayList<>(deployment.faults());
+            if (schedule.isEmpty()) {
+                return; // a deployment that suffers no fault: the workload alone
+            }
             boolean failOverDone = false;
             int round = 0;
             while (!workload.isDone() && remainingNanos() > timing.slack().multipliedBy(2).toNanos()) {
@@ -168,6 +243,12 @@ public final class SafetyRun {
         }
 
         private FaultRecord inject(Fault fault, long at) {
+            target = 0;
+            while (target < locks - 1 && perLock.get(target).isDone()) {
+                target++;
+            }
+            lockName = lockNames.get(target);
+            register = registers.get(target);
             return switch (fault) {
                 case HOLDER_KILL -> killHolder(at);
                 case HOLDER_PAUSE -> pauseHolder(at);
@@ -192,7 +273,7 @@ public final class SafetyRun {
                 long killedAt = System.nanoTime();
                 Duration bound = holderLease.plus(timing.slack()).plus(timing.slack());
                 boolean freed = awaitCondition(bound, () -> register.acceptedWrites() > writes);
-                if (!freed && workloadEnded) {
+                if (!freed && perLock.get(target).isDone()) {
                     // The workload reached its operations and stopped: nobody was left to take the lock. Ask a
                     // fresh client instead, within what is left of the bound.
                     try (LockClient probe = LockClient.open(deployment.uri())) {
@@ -243,12 +324,12 @@ public final class SafetyRun {
         }
 
         private FaultRecord partitionClient(long at) {
-            long overlapsBefore = register.overlaps();
+            long overlapsBefore = overlaps();
             proxy.blackhole();
             long cutAt = System.nanoTime();
             pause(workloadLease.multipliedBy(2));
             proxy.heal();
-            long overlaps = register.overlaps() - overlapsBefore;
+            long overlaps = overlaps() - overlapsBefore;
             return new FaultRecord(Fault.CLIENT_PARTITION, at, millisSince(cutAt), "client 0 cut off for "
                     + millisSince(cutAt) + " ms (lease " + workloadLease.toMillis() + " ms); " + overlaps
                     + " overlapping holding(s) meanwhile", overlaps > 0);
@@ -273,15 +354,15 @@ public final class SafetyRun {
         }
 
         private FaultRecord killNode(long at) {
-            long overlapsBefore = register.overlaps();
-            long writes = register.acceptedWrites();
+            long overlapsBefore = overlaps();
+            long writes = acceptedWrites();
             deployment.killNode();
             long killedAt = System.nanoTime();
             // RedLock's delayed restart: a node that forgot its locks comes back only after the longest lease.
             pause(workloadLease.multipliedBy(2));
-            long writesWhileDown = register.acceptedWrites() - writes;
+            long writesWhileDown = acceptedWrites() - writes;
             deployment.restartNode();
-            long overlaps = register.overlaps() - overlapsBefore;
+            long overlaps = overlaps() - overlapsBefore;
             return new FaultRecord(Fault.NODE_KILL, at, millisSince(killedAt), "node killed, restarted after "
                     + millisSince(killedAt) + " ms; " + writesWhileDown + " fenced write(s) accepted while it was down; "
                     + overlaps + " overlapping holding(s)", overlaps > 0);
@@ -303,8 +384,10 @@ public final class SafetyRun {
             try {
                 lease = first.lock(lockName, LockOptions.builder().leaseTime(timing.longLease()).build())
                         .acquire(timing.slack().multipliedBy(5));
-            } catch (LockStoreException e) {
-                // A client that waits for replica acks (WAIT) is refused a grant the replica did not receive.
+            } catch (LockStoreException | LockTimeoutException e) {
+                // A client that waits for replica acks (WAIT) is refused a grant the replica did not receive; its
+                // bounded acquire retries the refusals and may end in a time-out. Fail over all the same: the
+                // workload's clients are refused too, and the promoted replica must not grant anything twice.
                 long begun = System.nanoTime();
                 deployment.failOver();
                 return new FaultRecord(Fault.FAILOVER, at, millisSince(begun), "with replication stopped no grant"

@@ -20,7 +20,7 @@ class SafetyReportTest {
                 Duration.ofSeconds(5), null);
         String outcome = "holder \"b\" told\nafter\t2 s \u0001";
         SafetyReport report = new SafetyReport("redis \"single\"", "one node", Duration.ofMillis(5_123), workload,
-                List.of(new FaultRecord(Fault.HOLDER_PAUSE, 400, 2_000, outcome, true)), 3, 0, 0, 0);
+                List.of(new FaultRecord(Fault.HOLDER_PAUSE, 400, 2_000, outcome, true)), 3, 0, 0, 0, List.of(workload));
 
         JsonNode json = new ObjectMapper().readTree(report.toJson());
 
@@ -34,5 +34,7 @@ class SafetyReportTest {
         assertEquals("holder_pause", fault.get("fault").asText());
         assertEquals(outcome, fault.get("outcome").asText());
         assertEquals(2_000, fault.get("durationMillis").asLong());
+        assertEquals("safety-json", json.get("locks").get(0).get("lockName").asText());
+        assertEquals(120, json.get("locks").get(0).get("operations").asLong());
     }
 }

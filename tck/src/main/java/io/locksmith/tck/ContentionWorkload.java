@@ -50,6 +50,7 @@ public final class ContentionWorkload {
     private int threadsPerClient = 1;
     private int operations = 100;
     private boolean countingOnlyCompleted;
+    private AtomicInteger sharedBudget;
     private Duration maxDuration = Duration.ofSeconds(30);
     private Duration acquireWait = Duration.ofSeconds(10);
     private LockOptions lockOptions;
@@ -84,6 +85,17 @@ public final class ContentionWorkload {
     /** Operations to run in total; default 100. */
     public ContentionWorkload operations(int operations) {
         this.operations = requirePositive(operations, "operations");
+        return this;
+    }
+
+    /**
+     * Draws the operations from {@code budget}, shared with workloads on other locks running at the same time, instead
+     * of {@link #operations(int)}: together they stop once the budget is spent, however it falls between them (a lock
+     * that is slow or blocked for a while does not hold the others up). With {@link #countingOnlyCompleted()} a
+     * failed attempt gives its operation back to the budget.
+     */
+    public ContentionWorkload operationsFrom(AtomicInteger budget) {
+        this.sharedBudget = Objects.requireNonNull(budget, "budget cannot be null");
         return this;
     }
 
@@ -183,7 +195,7 @@ public final class ContentionWorkload {
     /** The shared state of one run. */
     private final class Run {
         final FencedRegister fence;
-        final AtomicInteger remaining = new AtomicInteger(operations);
+        final AtomicInteger remaining = sharedBudget != null ? sharedBudget : new AtomicInteger(operations);
         final AtomicLong sequence = new AtomicLong();
         final AtomicLong completed = new AtomicLong();
         final AtomicLong timeouts = new AtomicLong();
@@ -198,7 +210,9 @@ public final class ContentionWorkload {
 
         void work(int clientIndex) {
             LockClient client = clients.get(clientIndex);
-            while (remaining.getAndDecrement() > 0 && System.nanoTime() - deadline < 0
+            // Never below zero: each thread that finds the budget spent would otherwise take one more, and the operation
+            // a failed attempt gives back (countAgain) would be swallowed: the run ended short of its operations.
+            while (remaining.getAndUpdate(left -> left > 0 ? left - 1 : left) > 0 && System.nanoTime() - deadline < 0
                     && !Thread.currentThread().isInterrupted()) {
                 long operation = sequence.incrementAndGet();
                 try {

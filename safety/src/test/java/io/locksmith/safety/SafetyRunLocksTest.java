@@ -1,0 +1,83 @@
+package io.locksmith.safety;
+
+import io.locksmith.tck.WorkloadReport;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A safety run over several locks: each lock has its own register, they share one operation budget, a violation anywhere counts. */
+class SafetyRunLocksTest {
+
+    @Test
+    void severalLocksShareTheOperationsAndEachIsJudgedOnItsOwn() {
+        try (Deployment mem = new InMemory()) {
+            SafetyReport report = SafetyRun.on(mem).locks(3).operations(300).duration(Duration.ofSeconds(60)).run();
+
+            assertEquals(3, report.locks().size(), report.toMarkdown("test"));
+            assertEquals(3, report.locks().stream().map(WorkloadReport::lockName).distinct().count());
+            // One budget: the locks' operations add up to it exactly (mem:// never fails an attempt).
+            assertEquals(300, report.locks().stream().mapToLong(WorkloadReport::operations).sum());
+            assertEquals(300, report.workload().operations());
+            assertTrue(report.isSafe(), report.toMarkdown("test"));
+        }
+    }
+
+    @Test
+    void aViolationOnOneLockMakesTheSumUnsafe() {
+        WorkloadReport clean = new WorkloadReport("a", 3, 2, 500, 0, 0, 0, 0, 1, 0, 0, 0, Duration.ofSeconds(9), null);
+        WorkloadReport staleAccepted = new WorkloadReport("b", 3, 2, 400, 1, 2, 0, 1, 0, 0, 0, 0,
+                Duration.ofSeconds(11), null);
+        WorkloadReport overlapping = new WorkloadReport("c", 3, 2, 100, 0, 0, 1, 0, 0, 1, 1, 0, Duration.ofSeconds(3),
+                null);
+
+        WorkloadReport sum = SafetyReport.sumOf("a..c", List.of(clean, staleAccepted, overlapping));
+
+        assertEquals(1000, sum.operations());
+        assertEquals(1, sum.acquireTimeouts());
+        assertEquals(2, sum.errors());
+        assertEquals(1, sum.overlaps());
+        assertEquals(1, sum.staleWritesAccepted());
+        assertEquals(1, sum.staleWritesRejected());
+        assertEquals(1, sum.tokenMonotonicityViolations());
+        assertEquals(Duration.ofSeconds(11), sum.elapsed());
+        assertFalse(sum.isSafe());
+        assertTrue(SafetyReport.sumOf("a", List.of(clean)).isSafe());
+    }
+
+    /** The in-JVM store: no servers, no faults; its clients share it by name. */
+    private static final class InMemory implements Deployment {
+        private final String uri = "mem://safety-run-" + UUID.randomUUID();
+
+        @Override
+        public String name() {
+            return "mem";
+        }
+
+        @Override
+        public String description() {
+            return "in-JVM store";
+        }
+
+        @Override
+        public String uri() {
+            return uri;
+        }
+
+        @Override
+        public Set<Fault> faults() {
+            return EnumSet.noneOf(Fault.class);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
