@@ -1477,8 +1477,7 @@ public abstract class LockTck {
         NotifiedWaiter(LockProvider provider, String name) {
             this.provider = provider;
             this.name = name;
-            this.owner = new Owner("tck-notified-waiter-" + UUID.randomUUID(), new HolderIdentity("tck-notified-waiter",
-                    "tck", Thread.currentThread().getName(), Thread.currentThread().getId(), null));
+            this.owner = tckOwner("tck-notified-waiter");
             this.subscription = provider.subscribe(name, calledBack::release);
             grant = attempt();
         }
@@ -1509,7 +1508,7 @@ public abstract class LockTck {
         }
 
         private Grant attempt() {
-            return provider.tryAcquire(new AcquireRequest(name, owner, timing.longLease(), true)).orElse(null);
+            return waitingAttempt(provider, name, owner);
         }
 
         @Override
@@ -1527,30 +1526,85 @@ public abstract class LockTck {
     void optional_r7_10_subscriptionsAreIndependentAndEndWhenClosed() {
         LockClient holder = client();
         requireCapability(holder, TckRule.R7_10);
-        SpiClient a = spiClient(TckRule.R7_10, null);
-        SpiClient b = spiClient(TckRule.R7_10, null);
+        SpiClient leaving = spiClient(TckRule.R7_10, null);
+        SpiClient staying = spiClient(TckRule.R7_10, null);
+        LockProvider stayingProvider = staying.faults().provider();
         String name = name();
+        // Both subscribers are waiters with a place at the store, as the shared client's are: a queueing store
+        // tells a subscriber of the changes of its own predecessor only (LockProvider.subscribe).
         AtomicInteger closedOneCalled = new AtomicInteger();
-        AtomicInteger openOneCalled = new AtomicInteger();
-        AutoCloseable left = a.faults().provider().subscribe(name, closedOneCalled::incrementAndGet);
-        AutoCloseable staying = b.faults().provider().subscribe(name, openOneCalled::incrementAndGet);
+        java.util.concurrent.Semaphore stayingCalled = new java.util.concurrent.Semaphore(0);
+        Lease held = holder.lock(name, longLease()).acquire(timing.slack());
+        AutoCloseable stayingSubscription = stayingProvider.subscribe(name, stayingCalled::release);
+        Owner stayingOwner = tckOwner("tck-r7-10-staying");
+        Owner leavingOwner = tckOwner("tck-r7-10-leaving");
         try {
-            assertTrue(left != null && staying != null, "subscribe returned null instead of a handle to end the"
+            assertTrue(stayingSubscription != null, "subscribe returned null instead of a handle to end the"
                     + " subscription with: its callback can never be removed");
+            assertTrue(waitingAttempt(stayingProvider, name, stayingOwner) == null, "a waiter got the held lock '"
+                    + name + "'");
+            AutoCloseable left = leaving.faults().provider().subscribe(name, closedOneCalled::incrementAndGet);
+            assertTrue(left != null, "subscribe returned null instead of a handle to end the subscription with: its"
+                    + " callback can never be removed");
+            assertTrue(waitingAttempt(leaving.faults().provider(), name, leavingOwner) == null, "a waiter got the"
+                    + " held lock '" + name + "'");
             closeQuietly(left);
+            leaving.faults().provider().cancel(name, leavingOwner);
             int closedCallsBefore = closedOneCalled.get();
             for (int release = 1; release <= 2; release++) {
-                int before = openOneCalled.get();
-                holder.lock(name, longLease()).acquire(timing.slack()).close();
-                assertTrue(awaitQuietly(timing.slack(), () -> openOneCalled.get() > before), "after another client's"
-                        + " subscription to '" + name + "' was closed, this one was not told of release " + release
-                        + " within " + timing.slack().toMillis() + " ms: closing one subscription must remove only its"
-                        + " own callback");
+                held.close();
+                Grant told = grantOnCallBacks(stayingProvider, stayingCalled, name, stayingOwner, timing.slack());
+                assertTrue(told != null, "after another client's subscription to '" + name + "' was closed, this"
+                        + " one was not told of release " + release + " within " + timing.slack().toMillis() + " ms"
+                        + " (a waiter that tries again only when its subscription calls back never got the lock):"
+                        + " closing one subscription must remove only its own callback");
+                stayingProvider.release(told);
+                if (release == 1) {
+                    held = holder.lock(name, longLease()).acquire(timing.slack());
+                    stayingCalled.drainPermits();
+                    stayingOwner = tckOwner("tck-r7-10-staying");
+                    assertTrue(waitingAttempt(stayingProvider, name, stayingOwner) == null, "a waiter got the held"
+                            + " lock '" + name + "'");
+                }
             }
             assertEquals(closedCallsBefore, closedOneCalled.get(), "a closed subscription to '" + name + "' was still"
                     + " called on later releases: its handle did not end it");
         } finally {
-            closeQuietly(staying);
+            closeQuietly(stayingSubscription);
+            stayingProvider.cancel(name, stayingOwner);
+            held.close();
+        }
+    }
+
+    private static Owner tckOwner(String role) {
+        return new Owner(role + "-" + UUID.randomUUID(), new HolderIdentity(role, "tck", Thread.currentThread().getName(),
+                Thread.currentThread().getId(), null));
+    }
+
+    /** One attempt of a waiter (it keeps its place at a queueing store); the grant, or null. */
+    private Grant waitingAttempt(LockProvider provider, String name, Owner owner) {
+        return provider.tryAcquire(new AcquireRequest(name, owner, timing.longLease(), true)).orElse(null);
+    }
+
+    /** Tries again only when {@code calledBack} is released, until a grant or {@code within} is over (null). */
+    private Grant grantOnCallBacks(LockProvider provider, java.util.concurrent.Semaphore calledBack, String name,
+                                   Owner owner, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            try {
+                if (left <= 0 || !calledBack.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                    return null;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+            calledBack.drainPermits();
+            Grant grant = waitingAttempt(provider, name, owner);
+            if (grant != null) {
+                return grant;
+            }
         }
     }
 
