@@ -26,16 +26,21 @@ class ContentionWorkloadBudgetTest {
         AtomicReference<Thread> firstToFinish = new AtomicReference<>();
         AtomicInteger entries = new AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean otherStopped = new java.util.concurrent.atomic.AtomicBoolean();
+        // The budget is watched, so the first worker finishes only once the other has drawn the second operation:
+        // otherwise the first could draw it too and be the one that enters second (it then waited for itself).
+        AtomicInteger budget = new AtomicInteger(2);
         try (LockClient client = LockClient.open("mem://budget-" + UUID.randomUUID())) {
             WorkloadReport report = ContentionWorkload.on(List.of(client), "budget")
                     .threadsPerClient(2)
-                    .operations(2)
+                    .operationsFrom(budget)
                     .countingOnlyCompleted()
                     .acquireWait(Duration.ofSeconds(10))
                     .maxDuration(Duration.ofSeconds(20))
                     .inside((lease, clientIndex, operation) -> {
                         if (entries.incrementAndGet() == 1) {
                             firstToFinish.set(Thread.currentThread()); // completes, finds the budget spent, stops
+                            org.awaitility.Awaitility.await("the other worker draws the second operation")
+                                    .atMost(Duration.ofSeconds(10)).until(() -> budget.get() == 0);
                         } else if (entries.get() == 2) {
                             // Fail only once the other worker has stopped: its operation is then given back to
                             // nobody but this worker.
