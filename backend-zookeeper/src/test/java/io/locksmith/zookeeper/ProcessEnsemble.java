@@ -81,7 +81,7 @@ final class ProcessEnsemble implements AutoCloseable {
                         "org.apache.zookeeper.server.quorum.QuorumPeerMain", config.toString());
                 members.add(new Member(i + 1, ports[i][0], ports[i][1], ports[i][2],
                         ServerProcess.start("zookeeper-" + (i + 1), command, dir, ports[i][0],
-                                "a JDK (the members run as java child processes)")));
+                                "a JDK (the members run as java child processes)").deleteOnClose(data)));
             }
             awaitQuorum(Duration.ofSeconds(60));
         } catch (IOException e) {

@@ -74,11 +74,20 @@ final class StoreUnderTest implements AutoCloseable {
     private static ServerProcess zooKeeper() {
         int port = FreePorts.next();
         Path dir = StoreServers.tempDir("zookeeper-" + port);
+        // The child's EmbeddedZooKeeper keeps its data in a temporary directory it cannot delete itself (it is
+        // killed with -9): placed under this one, it goes when the server is closed.
+        Path data = dir.resolve("data");
+        try {
+            java.nio.file.Files.createDirectories(data);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot create " + data, e);
+        }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         return ServerProcess.start("zookeeper-" + port, List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-Dzookeeper.admin.enableServer=false",
+                "-XX:TieredStopAtLevel=1", "-Dzookeeper.admin.enableServer=false", "-Djava.io.tmpdir=" + data,
                 "-cp", System.getProperty("java.class.path"), ZooKeeperChildProcess.class.getName(),
-                Integer.toString(port)), dir, port, "ZooKeeper runs from its Maven artifact; no install needed");
+                Integer.toString(port)), dir, port, "ZooKeeper runs from its Maven artifact; no install needed")
+                .deleteOnClose(data);
     }
 
     /** The store's URI with the given extra parameters (joined with {@code &}), and the matrix's command time-out. */

@@ -28,7 +28,7 @@ public final class ServerProcess implements AutoCloseable {
     private final Path log;
     private final int port;
     private Process process;
-    private volatile boolean deleteWorkDirOnClose;
+    private final List<Path> deletedOnClose = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private ServerProcess(String name, List<String> command, Path workDir, int port) {
         this.name = name;
@@ -216,7 +216,18 @@ public final class ServerProcess implements AutoCloseable {
      * @return this server
      */
     public ServerProcess deleteWorkDirOnClose() {
-        this.deleteWorkDirOnClose = true;
+        return deleteOnClose(workDir);
+    }
+
+    /**
+     * Makes {@link #close()} delete {@code dir} (recursively) once the server is gone: the server's data, which
+     * {@link #kill()} and {@link #restart()} keep. An etcd member's data directory is about 120-400 MB (its
+     * write-ahead log is preallocated in 64 MB segments); left behind by every test it filled a disk.
+     *
+     * @return this server
+     */
+    public ServerProcess deleteOnClose(Path dir) {
+        deletedOnClose.add(dir);
         return this;
     }
 
@@ -231,12 +242,11 @@ public final class ServerProcess implements AutoCloseable {
             }
             kill();
         }
-        if (deleteWorkDirOnClose) {
-            deleteRecursively(workDir);
-        }
+        deletedOnClose.forEach(ServerProcess::deleteRecursively);
     }
 
-    private static void deleteRecursively(Path dir) {
+    /** Deletes {@code dir} and everything under it; what cannot be deleted is left to the system's clean-up. */
+    public static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

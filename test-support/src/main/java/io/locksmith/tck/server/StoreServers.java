@@ -103,7 +103,8 @@ public final class StoreServers {
      * @param clientPort  its client port
      * @param peerPort    its peer port
      * @param cluster     the initial cluster naming every member: {@code n1=http://127.0.0.1:P1,...}
-     * @param dataDir     a directory for the cluster's data and logs (the member uses a sub-directory)
+     * @param dataDir     a directory for the cluster's data and logs (the member uses a sub-directory, deleted
+     *                    when the member is closed; the logs stay for diagnosis)
      */
     public static ServerProcess etcdMember(String name, int clientPort, int peerPort, String cluster, Path dataDir) {
         String binary = ServerProcess.requireBinary("etcd", ETCD_INSTALL_HINT);
@@ -124,7 +125,7 @@ public final class StoreServers {
                 "--pre-vote=true",
                 "--log-level", "warn");
         return ServerProcess.start("etcd-" + name + "-" + clientPort, command, dataDir.resolve("logs"), clientPort,
-                ETCD_INSTALL_HINT);
+                ETCD_INSTALL_HINT).deleteOnClose(dataDir.resolve(name));
     }
 
     /** A single-member etcd on free ports; its client URL is {@code http://127.0.0.1:<port()>}. */
