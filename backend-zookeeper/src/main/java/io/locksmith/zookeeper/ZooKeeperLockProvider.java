@@ -106,13 +106,13 @@ final class ZooKeeperLockProvider implements LockProvider {
         this.settings = settings;
         this.paths = new LockPaths(settings.basePath());
         this.timers = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "locksmith-zookeeper-leases");
+            Thread thread = new Thread(runnable, "locksmith-zookeeper-session");
             thread.setDaemon(true);
             return thread;
         });
         this.timers.setRemoveOnCancelPolicy(true);
         this.reaper = new NodeReaper(curator, timers);
-        this.held = new HeldNodes(timers, context.lossListener(), reaper::deleteInBackground);
+        this.held = new HeldNodes(context.lossListener(), reaper::deleteInBackground);
         this.watches = new QueueWatches(paths, held);
         this.lockQueue = new LockQueue(curator, paths, reaper);
         this.registry = new ZooKeeperRegistry(curator, settings.basePath(), settings.describe(),
@@ -185,7 +185,7 @@ final class ZooKeeperLockProvider implements LockProvider {
                                 + " client talks to may be cut off from the quorum", null);
                     }
                     Grant grant = new Grant(name, owner, stat.getCzxid(), request.ttl(), node);
-                    held.add(grant, session, request.ttl());
+                    held.add(grant, session);
                     watchHeldNode(node);
                     keepNode = true;
                     failed = false;
@@ -259,7 +259,7 @@ final class ZooKeeperLockProvider implements LockProvider {
             syncWithLeader(node.path());
             // Re-arming the watch costs nothing (one registration per watcher and node).
             Stat stat = curator.checkExists().usingWatcher(watches.heldNodeWatcher()).forPath(node.path());
-            return confirm(node, stat, sessionId(), ttl);
+            return confirm(node, stat, sessionId());
         } catch (Exception e) {
             throw storeFailure(grant.name(), "renew", e);
         }
@@ -309,7 +309,7 @@ final class ZooKeeperLockProvider implements LockProvider {
             }
             OpResult result = results.get(next++);
             Stat stat = result instanceof OpResult.GetDataResult data ? data.getStat() : null;
-            renewed.add(confirm(node, stat, session, requests.get(i).ttl()));
+            renewed.add(confirm(node, stat, session));
         }
         return renewed;
     }
@@ -328,14 +328,13 @@ final class ZooKeeperLockProvider implements LockProvider {
     }
 
     /** The renewal check: the node exists, in the session that created it, which is still ours. */
-    private boolean confirm(HeldNodes.HeldNode node, Stat stat, long currentSession, Duration ttl) {
-        if (stat == null || stat.getEphemeralOwner() != node.sessionId || stat.getCzxid() != node.grant.fencingToken()
-                || currentSession != node.sessionId) {
+    private boolean confirm(HeldNodes.HeldNode node, Stat stat, long currentSession) {
+        if (stat == null || stat.getEphemeralOwner() != node.sessionId()
+                || stat.getCzxid() != node.grant().fencingToken() || currentSession != node.sessionId()) {
             held.remove(node.path());
             reaper.deleteInBackground(node.path());
             return false;
         }
-        held.extend(node, ttl);
         return true;
     }
 
@@ -348,8 +347,8 @@ final class ZooKeeperLockProvider implements LockProvider {
         }
         HeldNodes.HeldNode node = held.remove(path);
         if (node == null) {
-            // Already reported lost or counted out: make sure it goes, without making the caller wait on a
-            // connection that may be down.
+            // Already reported lost, or released by an earlier attempt whose answer was lost: make sure it goes,
+            // without making the caller wait on a connection that may be down.
             reaper.deleteInBackground(path);
             return false;
         }
@@ -357,7 +356,7 @@ final class ZooKeeperLockProvider implements LockProvider {
             // The path holds the owner id, and owner ids are never reused: deleting it cannot hit another
             // holder's node. Leases are often closed in a finally block of an interrupted thread: release anyway.
             NodeReaper.uninterruptibly(() -> curator.delete().forPath(path));
-            return sessionId() == node.sessionId;
+            return sessionId() == node.sessionId();
         } catch (KeeperException.NoNodeException e) {
             return false;
         } catch (Exception e) {
