@@ -17,7 +17,9 @@ import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
+import io.locksmith.tck.FaultInjector;
 import io.locksmith.tck.server.FreePorts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -203,6 +205,28 @@ class EtcdLocksTest {
                     assertTrue(next.fencingToken() > held.fencingToken());
                     assertTrue(other.isHeld());
                 }
+            }
+            held.close();
+        }
+    }
+
+    @Test
+    void aReleaseAtTheTtlThatFailsIsSentAgainUntilEtcdAnswersIt(TestInfo test) {
+        String name = unique(test);
+        FaultInjector faults = new FaultInjector();
+        try (LockClient a = ProviderClientBuilder.create().uri(etcd.uri("lease=2s"))
+                .factory(faults.wrap(new EtcdLockProviderFactory())).build();
+             LockClient b = open("lease=2s")) {
+            LockOptions fixed = LockOptions.builder().leaseTime(Duration.ofSeconds(2)).fixedLease().build();
+            Lease held = a.lock(name, fixed).acquire(Duration.ofSeconds(5));
+            // The client keeps its shared lease alive all along, so etcd keeps the key until a release gets through:
+            // the first two at the end of the TTL fail as if etcd were unreachable.
+            faults.failNext(FaultInjector.Call.RELEASE, FaultInjector.Moment.BEFORE_EFFECT)
+                    .failNext(FaultInjector.Call.RELEASE, FaultInjector.Moment.BEFORE_EFFECT);
+            try (Lease next = b.lock(name).acquire(Duration.ofSeconds(15))) {
+                assertEquals(2, faults.injected(), "both failing releases reached the provider");
+                assertFalse(held.isHeld());
+                assertTrue(next.fencingToken() > held.fencingToken());
             }
             held.close();
         }

@@ -11,6 +11,7 @@ import io.locksmith.LockStoreException;
 import io.locksmith.LossReason;
 import io.locksmith.Capability;
 import io.locksmith.spi.ProviderClientBuilder;
+import io.locksmith.tck.FaultInjector;
 import io.locksmith.tck.server.FreePorts;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
@@ -236,6 +237,28 @@ class ZooKeeperLockTest {
             lease.onLost(lost::set);
             Lease next = other.lock(name).acquire(PATIENCE);
             assertEquals(LossReason.EXPIRED, lost.get().reason(), "the holder was told before the next one got it");
+            assertTrue(next.fencingToken() > lease.fencingToken());
+            next.close();
+            lease.close();
+        }
+    }
+
+    @Test
+    void aReleaseAtTheTtlThatFailsIsSentAgainWhileTheSessionLives() throws Exception {
+        String name = unique("release-retried");
+        FaultInjector faults = new FaultInjector();
+        // The first two releases fail as if the server were unreachable (before the acquire: nothing else releases).
+        faults.failNext(FaultInjector.Call.RELEASE, FaultInjector.Moment.BEFORE_EFFECT)
+                .failNext(FaultInjector.Call.RELEASE, FaultInjector.Moment.BEFORE_EFFECT);
+        try (LockClient holder = ProviderClientBuilder.create().uri(server.uri())
+                .factory(faults.wrap(new ZooKeeperLockProviderFactory())).build();
+             LockClient other = open("")) {
+            Lease lease = holder.lock(name, LockOptions.builder().leaseTime(Duration.ofSeconds(1)).fixedLease().build())
+                    .acquire(Duration.ofSeconds(5));
+            // The session lives on, and its ephemeral node with it, until a release gets through.
+            Lease next = other.lock(name).acquire(PATIENCE);
+            assertEquals(2, faults.injected(), "both failing releases reached the provider");
+            assertFalse(lease.isHeld());
             assertTrue(next.fencingToken() > lease.fencingToken());
             next.close();
             lease.close();
