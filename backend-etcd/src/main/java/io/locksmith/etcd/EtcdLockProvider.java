@@ -79,12 +79,6 @@ final class EtcdLockProvider implements LockProvider {
     private final SharedLeases leases;
     private final QueueWatches watches;
     private volatile long minimumTtlSeconds = 1;
-    /**
-     * Owners whose wait was cancelled or abandoned, with when (nanoTime). An attempt the shared client gave up on
-     * goes on in the background and may queue the owner's key again after the clean-up deleted it: that key
-     * would sit in the queue, kept alive with the shared lease, and become a holder nobody releases (TCK R1.5).
-     */
-    private final Map<String, Long> cancelledOwners = new java.util.concurrent.ConcurrentHashMap<>();
 
     EtcdLockProvider(Client client, EtcdSettings settings, ProviderContext context) {
         this.client = client;
@@ -190,9 +184,7 @@ final class EtcdLockProvider implements LockProvider {
             awaitQuietly(refresh);
             return Optional.of(grant(request, lease, key, revision, sentAt));
         }
-        if (!request.willWait() || cancelledOwners.containsKey(owner.id())) {
-            // A cancelled owner's late attempt: the cancel marked it before deleting, so either the delete came
-            // after this transaction or this delete does.
+        if (!request.willWait()) {
             watches.forget(owner.id());
             deleteKey(key, name);
             return Optional.empty();
@@ -248,7 +240,6 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public void cancel(String name, Owner owner) {
-        markCancelled(owner);
         watches.forget(owner.id());
         Calls.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
     }
@@ -321,15 +312,8 @@ final class EtcdLockProvider implements LockProvider {
     /** The key name carries the owner id, which is never reused: deleting it touches nobody else's lock. */
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
-        markCancelled(owner);
         watches.forget(owner.id());
         Calls.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
-    }
-
-    private void markCancelled(Owner owner) {
-        long now = System.nanoTime();
-        cancelledOwners.values().removeIf(at -> now - at > TimeUnit.MINUTES.toNanos(1));
-        cancelledOwners.put(owner.id(), now);
     }
 
     /**

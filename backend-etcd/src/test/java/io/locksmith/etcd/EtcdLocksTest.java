@@ -233,6 +233,31 @@ class EtcdLocksTest {
     }
 
     @Test
+    void anAttemptThatEndsAfterItsWaitWasCancelledLeavesNoQueueKey(TestInfo test) {
+        String name = unique(test);
+        FaultInjector faults = new FaultInjector();
+        try (LockClient holder = open("lease=2s");
+             LockClient waiter = ProviderClientBuilder.create().uri(etcd.uri("lease=2s"))
+                     .factory(faults.wrap(new EtcdLockProviderFactory())).build();
+             LockClient next = open("lease=2s")) {
+            Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
+            // The wait ends while its attempt is still on its way to etcd; the client cleans up (ambiguous release,
+            // cancel), and only then does the attempt put its key, which the client's shared lease would keep.
+            faults.holdWaitingAttempts();
+            assertTrue(waiter.lock(name).tryAcquire(Duration.ofMillis(300)).isEmpty());
+            assertEquals(1, faults.waitingAttemptsArrived(), "the attempt was held until the wait ended");
+            faults.resumeWaitingAttempts();
+            await().atMost(Duration.ofSeconds(10)).until(faults::noWaitingAttemptInFlight);
+            await("the late attempt's key is deleted once the attempt has ended").atMost(Duration.ofSeconds(10))
+                    .until(() -> keysOf(name).size() == 1);
+            held.close();
+            Optional<Lease> freed = next.lock(name).tryAcquire();
+            assertTrue(freed.isPresent(), "the lock did not come free after its release");
+            freed.get().close();
+        }
+    }
+
+    @Test
     void aHolderThatStopsIsFreedWithinItsTtl(TestInfo test) throws Exception {
         String name = unique(test);
         EtcdLockProvider crashing = (EtcdLockProvider) new EtcdLockProviderFactory().create(

@@ -86,12 +86,6 @@ final class ZooKeeperLockProvider implements LockProvider {
      */
     private record QueuedNode(String path, Stat stat) {
     }
-    /**
-     * Owners whose wait was cancelled, with when (nanoTime): an attempt of theirs still under way (cut short by the end
-     * of its wait, it goes on in the background) must not leave its queue node behind after the cancel. Owner ids
-     * are unique per acquire, so a cancelled owner never waits again; entries are dropped after a minute.
-     */
-    private final Map<String, Long> cancelledOwners = new ConcurrentHashMap<>();
     private final SessionProof proof = new SessionProof();
     /** When the connection was last seen suspended or lost (nanoTime): a new session was asked for after it. */
     private volatile long disconnectedAt;
@@ -200,13 +194,9 @@ final class ZooKeeperLockProvider implements LockProvider {
                 if (curator.checkExists().usingWatcher(watches.predecessorWatcher()).forPath(predecessor) == null) {
                     continue; // it went between the two reads: look again
                 }
-                QueuedNode queued = new QueuedNode(node, nodeStat);
-                waitingNodes.put(owner.id(), queued);
-                if (cancelledOwners.containsKey(owner.id()) && waitingNodes.remove(owner.id(), queued)) {
-                    // The wait was cancelled while this attempt ran: the finally block deletes the node now.
-                    failed = false;
-                    return Optional.empty();
-                }
+                // An attempt that outlives its cancelled wait keeps its node here too: the shared client cancels it
+                // again once the attempt has ended.
+                waitingNodes.put(owner.id(), new QueuedNode(node, nodeStat));
                 keepNode = true;
                 failed = false;
                 return Optional.empty();
@@ -368,9 +358,7 @@ final class ZooKeeperLockProvider implements LockProvider {
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
         // An attempt of this owner may still be under way (cut short by the caller's bound, it goes on in the
-        // background) and may queue a node after the clean-up below: mark the owner as gone first, as cancel does,
-        // or that node would sit ahead of the caller's next attempt (a new owner) for the whole session.
-        markCancelled(owner);
+        // background) and may queue a node after the clean-up below: the shared client cleans up again when it ends.
         QueuedNode waiting = waitingNodes.remove(owner.id());
         if (waiting != null) {
             reaper.deleteInBackground(waiting.path());
@@ -396,18 +384,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public void cancel(String name, Owner owner) {
-        // First: an attempt still under way then sees it, or has put its node where the next line finds it.
-        markCancelled(owner);
         QueuedNode node = waitingNodes.remove(owner.id());
         if (node != null) {
             reaper.deleteNow(node.path());
         }
-    }
-
-    private void markCancelled(Owner owner) {
-        long now = System.nanoTime();
-        cancelledOwners.values().removeIf(at -> now - at > TimeUnit.MINUTES.toNanos(1));
-        cancelledOwners.put(owner.id(), now);
     }
 
     // ---------------------------------------------------------------- inspect, notify

@@ -509,21 +509,25 @@ class ZooKeeperLockTest {
     @Test
     void anAttemptThatEndsAfterItsWaitWasCancelledLeavesNoQueueNode() throws Exception {
         String name = unique("late-attempt");
-        CapturingFactory factory = new CapturingFactory();
+        FaultInjector faults = new FaultInjector();
         try (LockClient holder = open("");
-             LockClient waiter = ProviderClientBuilder.create().uri(server.uri()).factory(factory).build();
+             LockClient waiter = ProviderClientBuilder.create().uri(server.uri())
+                     .factory(faults.wrap(new ZooKeeperLockProviderFactory())).build();
              LockClient next = open("")) {
             Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
-            io.locksmith.spi.Owner owner = new io.locksmith.spi.Owner(waiter.clientId() + ":late",
-                    new io.locksmith.HolderIdentity(waiter.clientId(), "test", "late", 1, null));
-            // The client's order when a wait ends while its last attempt is still at the store: cancel, then the
-            // attempt completes.
-            factory.provider.cancel(name, owner);
-            assertEquals(Optional.empty(), factory.provider.tryAcquire(new io.locksmith.spi.AcquireRequest(name, owner,
-                    Duration.ofSeconds(30), true)));
-            assertEquals(1, admin.queue(name).size(), "the late attempt left a queue node: " + admin.queue(name));
+            // The wait ends while its attempt is still on its way to the server; the client cleans up (ambiguous
+            // release, cancel), and only then does the attempt queue its node.
+            faults.holdWaitingAttempts();
+            assertTrue(waiter.lock(name).tryAcquire(Duration.ofMillis(300)).isEmpty());
+            assertEquals(1, faults.waitingAttemptsArrived(), "the attempt was held until the wait ended");
+            faults.resumeWaitingAttempts();
+            await().atMost(PATIENCE).until(faults::noWaitingAttemptInFlight);
+            await("the late attempt's node is deleted once the attempt has ended").atMost(PATIENCE)
+                    .until(() -> admin.queue(name).size() == 1);
             held.close();
-            assertTrue(next.lock(name).tryAcquire().isPresent(), "the lock did not come free after its release");
+            Optional<Lease> freed = next.lock(name).tryAcquire();
+            assertTrue(freed.isPresent(), "the lock did not come free after its release: " + admin.queue(name));
+            freed.get().close();
         }
     }
 }
