@@ -88,6 +88,11 @@ public interface LockProvider extends AutoCloseable {
      * Drops any waiting state a queueing provider kept for {@code owner} on {@code name} after
      * {@link AcquireRequest#willWait()} attempts: called when a wait ends without the lock (time-out,
      * interruption, error). Must leave nothing of the owner behind in the store. The default does nothing.
+     *
+     * <p>An attempt of the owner that outlived the caller's bound may still be at the store and put the owner's
+     * entry back after this call: the shared client calls {@code cancel} again (or {@link #release} for a grant,
+     * {@link #releaseAmbiguous} for a failure) once that attempt has ended, so a provider need not remember which
+     * owners were cancelled.
      */
     default void cancel(String name, Owner owner) {
     }
