@@ -17,7 +17,11 @@ public enum Capability {
     BATCH_RENEW,
     /** Waiters are served in arrival order (a queue in the store). */
     FAIR,
-    /** The lock's life is bound to a store session (ZooKeeper, etcd lease) and the provider reports its loss. */
+    /**
+     * The lock's life is bound to a store session (ZooKeeper, etcd lease) and the provider reports its loss. Such a
+     * store applies no TTL per lock: the shared client releases a lock whose lease ran out
+     * ({@link io.locksmith.spi.LockProvider#appliesTtl()}).
+     */
     SESSION_BOUND,
     /** {@link io.locksmith.spi.LockProvider#inspect} lists queued waiters. */
     INSPECT_WAITERS

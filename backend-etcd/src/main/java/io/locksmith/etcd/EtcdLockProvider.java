@@ -54,13 +54,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that revision is its fencing token: etcd's revision is global and never reused, so tokens strictly
  * increase. A waiter keeps its key between attempts (its place in the queue) and watches the deletion of
  * its predecessor only.
+ *
+ * <p>Under a shared lease that the provider keeps alive, etcd applies no TTL per key: the store is session-bound
+ * ({@link Capability#SESSION_BOUND}, so {@link #appliesTtl()} is false), and the shared client releases a lock whose
+ * lease ran out at the TTL it asked for. The provider keeps no lease timer of its own; it reports a lost lease
+ * ({@link SharedLeases}), whose keys etcd deletes.
  */
 final class EtcdLockProvider implements LockProvider {
 
     private static final Logger LOG = LoggerFactory.getLogger(EtcdLockProvider.class);
     /** etcd's default limit on operations in one transaction is 128. */
     private static final int MAX_TXN_OPS = 100;
-    private static final long EXPIRY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private static final GetOption HEAD = GetOption.builder().isPrefix(true)
             .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND)
@@ -74,14 +78,7 @@ final class EtcdLockProvider implements LockProvider {
     private final ScheduledExecutorService scheduler;
     private final SharedLeases leases;
     private final QueueWatches watches;
-    private final LocalExpiry expiry;
     private volatile long minimumTtlSeconds = 1;
-    /**
-     * Owners whose wait was cancelled or abandoned, with when (nanoTime). An attempt the shared client gave up on
-     * goes on in the background and may queue the owner's key again after the clean-up deleted it: that key
-     * would sit in the queue, kept alive with the shared lease, and become a holder nobody releases (TCK R1.5).
-     */
-    private final Map<String, Long> cancelledOwners = new java.util.concurrent.ConcurrentHashMap<>();
 
     EtcdLockProvider(Client client, EtcdSettings settings, ProviderContext context) {
         this.client = client;
@@ -98,7 +95,6 @@ final class EtcdLockProvider implements LockProvider {
         this.leases = new SharedLeases(client.getLeaseClient(), scheduler, context.lossListener(), store,
                 settings.timeout());
         this.watches = new QueueWatches(client.getWatchClient());
-        this.expiry = new LocalExpiry(scheduler, this::expireUnrenewed);
     }
 
     /**
@@ -188,9 +184,7 @@ final class EtcdLockProvider implements LockProvider {
             awaitQuietly(refresh);
             return Optional.of(grant(request, lease, key, revision, sentAt));
         }
-        if (!request.willWait() || cancelledOwners.containsKey(owner.id())) {
-            // A cancelled owner's late attempt: the cancel marked it before deleting, so either the delete came
-            // after this transaction or this delete does.
+        if (!request.willWait()) {
             watches.forget(owner.id());
             deleteKey(key, name);
             return Optional.empty();
@@ -209,11 +203,9 @@ final class EtcdLockProvider implements LockProvider {
                         long sentAt) {
         Grant grant = new Grant(request.name(), request.owner(), revision, validity(lease, sentAt, request.ttl()),
                 new KeyHandle(key, revision, lease.id));
+        // No timer for the key's own TTL, which etcd does not apply under a shared lease it is told to keep: the shared
+        // client releases a lock whose lease ran out, at the TTL asked for (appliesTtl() is false: SESSION_BOUND).
         leases.track(lease, grant);
-        // The key goes at the TTL asked for, not at the (possibly shorter) validity: the shared lease is kept
-        // alive in the background, so the store keeps the key until this timer deletes it; deleting it at the
-        // validity freed locks up to a tenth of their TTL early whenever the lease was not refreshed above.
-        expiry.arm(grant, sentAt + request.ttl().toNanos());
         return grant;
     }
 
@@ -248,7 +240,6 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public void cancel(String name, Owner owner) {
-        markCancelled(owner);
         watches.forget(owner.id());
         Calls.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
     }
@@ -272,7 +263,6 @@ final class EtcdLockProvider implements LockProvider {
      */
     @Override
     public List<Boolean> renewAll(List<RenewRequest> requests) {
-        long sentAt = System.nanoTime();
         // Retrying past the shortest TTL would only hide a loss: the client retries a failed renewal itself.
         Duration within = settings.timeout();
         for (RenewRequest request : requests) {
@@ -300,10 +290,8 @@ final class EtcdLockProvider implements LockProvider {
                 KeyValue key = first(found.get(i));
                 boolean held = Boolean.TRUE.equals(leaseAlive.get(handle.leaseId())) && key != null
                         && key.getCreateRevision() == handle.createRevision() && key.getLease() == handle.leaseId();
-                if (held) {
-                    expiry.arm(grant, sentAt + chunk.get(i).ttl().toNanos());
-                } else {
-                    forget(grant);
+                if (!held) {
+                    leases.untrack(grant);
                 }
                 results.add(held);
             }
@@ -317,51 +305,15 @@ final class EtcdLockProvider implements LockProvider {
             releaseAmbiguous(grant.name(), grant.owner());
             return false;
         }
-        boolean expiryPending = expiry.disarm(grant);
         leases.untrack(grant);
-        return Calls.within(settings.timeout(), () -> deleteIfSame(handle, grant.name(), expiryPending));
+        return Calls.within(settings.timeout(), () -> deleteIfSame(handle, grant.name()));
     }
 
     /** The key name carries the owner id, which is never reused: deleting it touches nobody else's lock. */
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
-        markCancelled(owner);
         watches.forget(owner.id());
         Calls.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
-    }
-
-    private void markCancelled(Owner owner) {
-        long now = System.nanoTime();
-        cancelledOwners.values().removeIf(at -> now - at > TimeUnit.MINUTES.toNanos(1));
-        cancelledOwners.put(owner.id(), now);
-    }
-
-    private void forget(Grant grant) {
-        expiry.disarm(grant);
-        leases.untrack(grant);
-    }
-
-    /**
-     * Runs on the keep-alive thread, so it must not block: the delete is sent without waiting, and sent
-     * again shortly if it fails (the shared lease, kept alive for other locks, would keep the key otherwise).
-     */
-    private void expireUnrenewed(Grant grant) {
-        leases.untrack(grant);
-        KeyHandle handle = handle(grant);
-        kv.txn()
-                .If(new Cmp(handle.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(handle.createRevision())))
-                .Then(Op.delete(handle.key(), DeleteOption.DEFAULT))
-                .commit()
-                .orTimeout(settings.timeout().toNanos(), TimeUnit.NANOSECONDS)
-                .whenComplete((answer, error) -> {
-                    if (error != null) {
-                        LOG.debug("deleting the unrenewed key of lock '{}' failed; trying again", grant.name(), error);
-                        expiry.arm(grant, System.nanoTime() + EXPIRY_RETRY_NANOS);
-                    } else if (answer.isSucceeded()) {
-                        LOG.debug("lock '{}' (token {}) was not renewed within its TTL; deleted its key", grant.name(),
-                                grant.fencingToken());
-                    }
-                });
     }
 
     /**
@@ -370,13 +322,12 @@ final class EtcdLockProvider implements LockProvider {
      * <p>An attempt whose answer is lost (a dropped connection, "request timed out, possibly due to previous leader
      * failure" around a leader change) may still have deleted the key, so a later attempt can find it gone
      * although it was this release that removed it. Gone is then a release, not a loss, when nothing else can
-     * have removed the key: its lease was still kept alive when that attempt was sent (so etcd did not expire it)
-     * and the local expiry had not fired (so this provider did not delete it). Only someone deleting the key
-     * behind the holder's back in that same instant would be misreported.
-     *
-     * @param expiryPending whether the grant's local expiry had not fired yet when the release began
+     * have removed the key: its lease was still kept alive when that attempt was sent (so etcd did not expire it).
+     * This provider deletes a held key only when asked to release it, and the shared client asks again only for a
+     * lock it already counted lost, whose answer it does not read. Only someone deleting the key behind the holder's
+     * back in that same instant would be misreported.
      */
-    private boolean deleteIfSame(KeyHandle handle, String name, boolean expiryPending) {
+    private boolean deleteIfSame(KeyHandle handle, String name) {
         AtomicInteger attempts = new AtomicInteger();
         TxnResponse answer = Calls.await(() -> {
             attempts.incrementAndGet();
@@ -390,7 +341,7 @@ final class EtcdLockProvider implements LockProvider {
         }
         SharedLeases.SharedLease lease = leases.byId(handle.leaseId());
         boolean leaseKept = lease != null && lease.guaranteedUntil() - System.nanoTime() > 0;
-        if (attempts.get() > 1 && expiryPending && leaseKept) {
+        if (attempts.get() > 1 && leaseKept) {
             LOG.debug("lock '{}' (token {}): an earlier release attempt whose answer was lost deleted the key", name,
                     handle.createRevision());
             return true;
@@ -528,7 +479,6 @@ final class EtcdLockProvider implements LockProvider {
     @Override
     public void close() {
         watches.close();
-        expiry.close();
         try {
             leases.close();
         } finally {

@@ -17,7 +17,9 @@ import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.spi.ProviderContext;
+import io.locksmith.tck.FaultInjector;
 import io.locksmith.tck.server.FreePorts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -205,6 +207,53 @@ class EtcdLocksTest {
                 }
             }
             held.close();
+        }
+    }
+
+    @Test
+    void aReleaseAtTheTtlThatFailsIsSentAgainUntilEtcdAnswersIt(TestInfo test) {
+        String name = unique(test);
+        FaultInjector faults = new FaultInjector();
+        try (LockClient a = ProviderClientBuilder.create().uri(etcd.uri("lease=2s"))
+                .factory(faults.wrap(new EtcdLockProviderFactory())).build();
+             LockClient b = open("lease=2s")) {
+            LockOptions fixed = LockOptions.builder().leaseTime(Duration.ofSeconds(2)).fixedLease().build();
+            Lease held = a.lock(name, fixed).acquire(Duration.ofSeconds(5));
+            // The client keeps its shared lease alive all along, so etcd keeps the key until a release gets through:
+            // the first two at the end of the TTL fail as if etcd were unreachable.
+            faults.failNext(FaultInjector.Call.RELEASE, FaultInjector.Moment.BEFORE_EFFECT)
+                    .failNext(FaultInjector.Call.RELEASE, FaultInjector.Moment.BEFORE_EFFECT);
+            try (Lease next = b.lock(name).acquire(Duration.ofSeconds(15))) {
+                assertEquals(2, faults.injected(), "both failing releases reached the provider");
+                assertFalse(held.isHeld());
+                assertTrue(next.fencingToken() > held.fencingToken());
+            }
+            held.close();
+        }
+    }
+
+    @Test
+    void anAttemptThatEndsAfterItsWaitWasCancelledLeavesNoQueueKey(TestInfo test) {
+        String name = unique(test);
+        FaultInjector faults = new FaultInjector();
+        try (LockClient holder = open("lease=2s");
+             LockClient waiter = ProviderClientBuilder.create().uri(etcd.uri("lease=2s"))
+                     .factory(faults.wrap(new EtcdLockProviderFactory())).build();
+             LockClient next = open("lease=2s")) {
+            Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
+            // The wait ends while its attempt is still on its way to etcd; the client cleans up (ambiguous release,
+            // cancel), and only then does the attempt put its key, which the client's shared lease would keep.
+            faults.holdWaitingAttempts();
+            assertTrue(waiter.lock(name).tryAcquire(Duration.ofMillis(300)).isEmpty());
+            assertEquals(1, faults.waitingAttemptsArrived(), "the attempt was held until the wait ended");
+            faults.resumeWaitingAttempts();
+            await().atMost(Duration.ofSeconds(10)).until(faults::noWaitingAttemptInFlight);
+            await("the late attempt's key is deleted once the attempt has ended").atMost(Duration.ofSeconds(10))
+                    .until(() -> keysOf(name).size() == 1);
+            held.close();
+            Optional<Lease> freed = next.lock(name).tryAcquire();
+            assertTrue(freed.isPresent(), "the lock did not come free after its release");
+            freed.get().close();
         }
     }
 

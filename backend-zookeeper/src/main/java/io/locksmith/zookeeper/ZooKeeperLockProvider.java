@@ -86,12 +86,6 @@ final class ZooKeeperLockProvider implements LockProvider {
      */
     private record QueuedNode(String path, Stat stat) {
     }
-    /**
-     * Owners whose wait was cancelled, with when (nanoTime): an attempt of theirs still under way (cut short by the end
-     * of its wait, it goes on in the background) must not leave its queue node behind after the cancel. Owner ids
-     * are unique per acquire, so a cancelled owner never waits again; entries are dropped after a minute.
-     */
-    private final Map<String, Long> cancelledOwners = new ConcurrentHashMap<>();
     private final SessionProof proof = new SessionProof();
     /** When the connection was last seen suspended or lost (nanoTime): a new session was asked for after it. */
     private volatile long disconnectedAt;
@@ -106,13 +100,13 @@ final class ZooKeeperLockProvider implements LockProvider {
         this.settings = settings;
         this.paths = new LockPaths(settings.basePath());
         this.timers = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "locksmith-zookeeper-leases");
+            Thread thread = new Thread(runnable, "locksmith-zookeeper-session");
             thread.setDaemon(true);
             return thread;
         });
         this.timers.setRemoveOnCancelPolicy(true);
         this.reaper = new NodeReaper(curator, timers);
-        this.held = new HeldNodes(timers, context.lossListener(), reaper::deleteInBackground);
+        this.held = new HeldNodes(context.lossListener(), reaper::deleteInBackground);
         this.watches = new QueueWatches(paths, held);
         this.lockQueue = new LockQueue(curator, paths, reaper);
         this.registry = new ZooKeeperRegistry(curator, settings.basePath(), settings.describe(),
@@ -185,7 +179,7 @@ final class ZooKeeperLockProvider implements LockProvider {
                                 + " client talks to may be cut off from the quorum", null);
                     }
                     Grant grant = new Grant(name, owner, stat.getCzxid(), request.ttl(), node);
-                    held.add(grant, session, request.ttl());
+                    held.add(grant, session);
                     watchHeldNode(node);
                     keepNode = true;
                     failed = false;
@@ -200,13 +194,9 @@ final class ZooKeeperLockProvider implements LockProvider {
                 if (curator.checkExists().usingWatcher(watches.predecessorWatcher()).forPath(predecessor) == null) {
                     continue; // it went between the two reads: look again
                 }
-                QueuedNode queued = new QueuedNode(node, nodeStat);
-                waitingNodes.put(owner.id(), queued);
-                if (cancelledOwners.containsKey(owner.id()) && waitingNodes.remove(owner.id(), queued)) {
-                    // The wait was cancelled while this attempt ran: the finally block deletes the node now.
-                    failed = false;
-                    return Optional.empty();
-                }
+                // An attempt that outlives its cancelled wait keeps its node here too: the shared client cancels it
+                // again once the attempt has ended.
+                waitingNodes.put(owner.id(), new QueuedNode(node, nodeStat));
                 keepNode = true;
                 failed = false;
                 return Optional.empty();
@@ -259,7 +249,7 @@ final class ZooKeeperLockProvider implements LockProvider {
             syncWithLeader(node.path());
             // Re-arming the watch costs nothing (one registration per watcher and node).
             Stat stat = curator.checkExists().usingWatcher(watches.heldNodeWatcher()).forPath(node.path());
-            return confirm(node, stat, sessionId(), ttl);
+            return confirm(node, stat, sessionId());
         } catch (Exception e) {
             throw storeFailure(grant.name(), "renew", e);
         }
@@ -309,7 +299,7 @@ final class ZooKeeperLockProvider implements LockProvider {
             }
             OpResult result = results.get(next++);
             Stat stat = result instanceof OpResult.GetDataResult data ? data.getStat() : null;
-            renewed.add(confirm(node, stat, session, requests.get(i).ttl()));
+            renewed.add(confirm(node, stat, session));
         }
         return renewed;
     }
@@ -328,14 +318,13 @@ final class ZooKeeperLockProvider implements LockProvider {
     }
 
     /** The renewal check: the node exists, in the session that created it, which is still ours. */
-    private boolean confirm(HeldNodes.HeldNode node, Stat stat, long currentSession, Duration ttl) {
-        if (stat == null || stat.getEphemeralOwner() != node.sessionId || stat.getCzxid() != node.grant.fencingToken()
-                || currentSession != node.sessionId) {
+    private boolean confirm(HeldNodes.HeldNode node, Stat stat, long currentSession) {
+        if (stat == null || stat.getEphemeralOwner() != node.sessionId()
+                || stat.getCzxid() != node.grant().fencingToken() || currentSession != node.sessionId()) {
             held.remove(node.path());
             reaper.deleteInBackground(node.path());
             return false;
         }
-        held.extend(node, ttl);
         return true;
     }
 
@@ -348,8 +337,8 @@ final class ZooKeeperLockProvider implements LockProvider {
         }
         HeldNodes.HeldNode node = held.remove(path);
         if (node == null) {
-            // Already reported lost or counted out: make sure it goes, without making the caller wait on a
-            // connection that may be down.
+            // Already reported lost, or released by an earlier attempt whose answer was lost: make sure it goes,
+            // without making the caller wait on a connection that may be down.
             reaper.deleteInBackground(path);
             return false;
         }
@@ -357,7 +346,7 @@ final class ZooKeeperLockProvider implements LockProvider {
             // The path holds the owner id, and owner ids are never reused: deleting it cannot hit another
             // holder's node. Leases are often closed in a finally block of an interrupted thread: release anyway.
             NodeReaper.uninterruptibly(() -> curator.delete().forPath(path));
-            return sessionId() == node.sessionId;
+            return sessionId() == node.sessionId();
         } catch (KeeperException.NoNodeException e) {
             return false;
         } catch (Exception e) {
@@ -369,9 +358,7 @@ final class ZooKeeperLockProvider implements LockProvider {
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
         // An attempt of this owner may still be under way (cut short by the caller's bound, it goes on in the
-        // background) and may queue a node after the clean-up below: mark the owner as gone first, as cancel does,
-        // or that node would sit ahead of the caller's next attempt (a new owner) for the whole session.
-        markCancelled(owner);
+        // background) and may queue a node after the clean-up below: the shared client cleans up again when it ends.
         QueuedNode waiting = waitingNodes.remove(owner.id());
         if (waiting != null) {
             reaper.deleteInBackground(waiting.path());
@@ -397,18 +384,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public void cancel(String name, Owner owner) {
-        // First: an attempt still under way then sees it, or has put its node where the next line finds it.
-        markCancelled(owner);
         QueuedNode node = waitingNodes.remove(owner.id());
         if (node != null) {
             reaper.deleteNow(node.path());
         }
-    }
-
-    private void markCancelled(Owner owner) {
-        long now = System.nanoTime();
-        cancelledOwners.values().removeIf(at -> now - at > TimeUnit.MINUTES.toNanos(1));
-        cancelledOwners.put(owner.id(), now);
     }
 
     // ---------------------------------------------------------------- inspect, notify

@@ -11,6 +11,7 @@ import io.locksmith.LockStoreException;
 import io.locksmith.LossReason;
 import io.locksmith.Capability;
 import io.locksmith.spi.ProviderClientBuilder;
+import io.locksmith.tck.FaultInjector;
 import io.locksmith.tck.server.FreePorts;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
@@ -236,6 +237,28 @@ class ZooKeeperLockTest {
             lease.onLost(lost::set);
             Lease next = other.lock(name).acquire(PATIENCE);
             assertEquals(LossReason.EXPIRED, lost.get().reason(), "the holder was told before the next one got it");
+            assertTrue(next.fencingToken() > lease.fencingToken());
+            next.close();
+            lease.close();
+        }
+    }
+
+    @Test
+    void aReleaseAtTheTtlThatFailsIsSentAgainWhileTheSessionLives() throws Exception {
+        String name = unique("release-retried");
+        FaultInjector faults = new FaultInjector();
+        // The first two releases fail as if the server were unreachable (before the acquire: nothing else releases).
+        faults.failNext(FaultInjector.Call.RELEASE, FaultInjector.Moment.BEFORE_EFFECT)
+                .failNext(FaultInjector.Call.RELEASE, FaultInjector.Moment.BEFORE_EFFECT);
+        try (LockClient holder = ProviderClientBuilder.create().uri(server.uri())
+                .factory(faults.wrap(new ZooKeeperLockProviderFactory())).build();
+             LockClient other = open("")) {
+            Lease lease = holder.lock(name, LockOptions.builder().leaseTime(Duration.ofSeconds(1)).fixedLease().build())
+                    .acquire(Duration.ofSeconds(5));
+            // The session lives on, and its ephemeral node with it, until a release gets through.
+            Lease next = other.lock(name).acquire(PATIENCE);
+            assertEquals(2, faults.injected(), "both failing releases reached the provider");
+            assertFalse(lease.isHeld());
             assertTrue(next.fencingToken() > lease.fencingToken());
             next.close();
             lease.close();
@@ -486,21 +509,25 @@ class ZooKeeperLockTest {
     @Test
     void anAttemptThatEndsAfterItsWaitWasCancelledLeavesNoQueueNode() throws Exception {
         String name = unique("late-attempt");
-        CapturingFactory factory = new CapturingFactory();
+        FaultInjector faults = new FaultInjector();
         try (LockClient holder = open("");
-             LockClient waiter = ProviderClientBuilder.create().uri(server.uri()).factory(factory).build();
+             LockClient waiter = ProviderClientBuilder.create().uri(server.uri())
+                     .factory(faults.wrap(new ZooKeeperLockProviderFactory())).build();
              LockClient next = open("")) {
             Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
-            io.locksmith.spi.Owner owner = new io.locksmith.spi.Owner(waiter.clientId() + ":late",
-                    new io.locksmith.HolderIdentity(waiter.clientId(), "test", "late", 1, null));
-            // The client's order when a wait ends while its last attempt is still at the store: cancel, then the
-            // attempt completes.
-            factory.provider.cancel(name, owner);
-            assertEquals(Optional.empty(), factory.provider.tryAcquire(new io.locksmith.spi.AcquireRequest(name, owner,
-                    Duration.ofSeconds(30), true)));
-            assertEquals(1, admin.queue(name).size(), "the late attempt left a queue node: " + admin.queue(name));
+            // The wait ends while its attempt is still on its way to the server; the client cleans up (ambiguous
+            // release, cancel), and only then does the attempt queue its node.
+            faults.holdWaitingAttempts();
+            assertTrue(waiter.lock(name).tryAcquire(Duration.ofMillis(300)).isEmpty());
+            assertEquals(1, faults.waitingAttemptsArrived(), "the attempt was held until the wait ended");
+            faults.resumeWaitingAttempts();
+            await().atMost(PATIENCE).until(faults::noWaitingAttemptInFlight);
+            await("the late attempt's node is deleted once the attempt has ended").atMost(PATIENCE)
+                    .until(() -> admin.queue(name).size() == 1);
             held.close();
-            assertTrue(next.lock(name).tryAcquire().isPresent(), "the lock did not come free after its release");
+            Optional<Lease> freed = next.lock(name).tryAcquire();
+            assertTrue(freed.isPresent(), "the lock did not come free after its release: " + admin.queue(name));
+            freed.get().close();
         }
     }
 }

@@ -315,9 +315,10 @@ final class DefaultDistributedLock implements DistributedLock {
     private Optional<Grant> tryOnce(LockProvider provider, Owner owner, boolean willWait, long start, long boundNanos)
             throws InterruptedException {
         try {
-            // A grant that arrives after the caller stopped waiting for it is released, owner-checked.
+            // What an attempt does after the caller stopped waiting for it is cleaned up when it ends (see below).
             return client.storeCalls.call(name, "acquire", () -> provider.tryAcquire(new AcquireRequest(name, owner,
-                    ttl, willWait)), boundNanos, late -> late.ifPresent(provider::release));
+                    ttl, willWait)), boundNanos, late -> afterLateAttempt(provider, owner, willWait, late),
+                    failure -> afterLateFailure(provider, owner));
         } catch (InterruptedException e) {
             // The request may have reached the store: clean up as after a failure, without the interrupt flag.
             try {
@@ -359,6 +360,28 @@ final class DefaultDistributedLock implements DistributedLock {
                     failure);
             throw failure;
         }
+    }
+
+    /**
+     * An attempt the caller stopped waiting for (its wait ended, it was interrupted) went on at the store and ended
+     * after the client had cleaned up for its owner (releaseAmbiguous, cancel): what it left must not stay, or a late
+     * queue entry would sit ahead of every later waiter, a holder nobody releases, for the whole session (etcd: while
+     * the shared lease is kept alive). Done here, once for every store, when the attempt's outcome is known, so that
+     * no provider has to remember cancelled owners: a grant is released; a queue place kept by a waiting attempt is
+     * cancelled. The owner is never used again (the wait went on with a new owner, or ended), so this touches nothing
+     * of a later attempt.
+     */
+    private void afterLateAttempt(LockProvider provider, Owner owner, boolean willWait, Optional<Grant> late) {
+        if (late.isPresent()) {
+            provider.release(late.get());
+        } else if (willWait) {
+            provider.cancel(name, owner);
+        }
+    }
+
+    /** As {@link #afterLateAttempt}, for an attempt that failed late: it may still have left an entry behind. */
+    private void afterLateFailure(LockProvider provider, Owner owner) {
+        provider.releaseAmbiguous(name, owner);
     }
 
     private static boolean causedByInterrupt(Throwable failure) {

@@ -30,9 +30,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -62,6 +60,10 @@ final class DefaultLockClient implements LockClient {
     final StoreCalls storeCalls;
     /** The store's command time-out: the bound of a call without a shorter one. */
     final long commandTimeoutNanos;
+    /** Whether the store frees a lock at its TTL on its own; if not, {@link #guaranteedReleases} does. */
+    private final boolean storeAppliesTtl;
+    /** The lease timer of a store that applies no TTL: releases a lock whose lease ran out, until the store answers. */
+    private final GuaranteedReleases guaranteedReleases;
     private final AtomicLong ownerSequence = new AtomicLong();
     /** The identity {@link #newOwner()} built last on each thread (a thread's id never changes, its name may). */
     private final ThreadLocal<CachedHolder> lastHolder = new ThreadLocal<>();
@@ -104,6 +106,8 @@ final class DefaultLockClient implements LockClient {
                 provider.describe(), provider.callTimeLimit().map(DefaultLockClient::saturatedNanos)
                         .filter(limit -> limit >= 0).orElse(StoreCalls.NO_LIMIT));
         this.commandTimeoutNanos = saturatedNanos(provider.commandTimeout());
+        this.storeAppliesTtl = provider.appliesTtl();
+        this.guaranteedReleases = new GuaranteedReleases(provider, storeCalls, commandTimeoutNanos, waitQueues::released);
     }
 
     static LockClient open(ClientBuilder builder) {
@@ -354,6 +358,8 @@ final class DefaultLockClient implements LockClient {
         while (acquiresUnderWay.get() > 0 && System.nanoTime() - deadline < 0) {
             java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1));
         }
+        // Releases still retried for a store without a TTL end here: closing the provider ends its session.
+        guaranteedReleases.close();
         keeper.close();
         storeCalls.close();
         try {
@@ -473,9 +479,9 @@ final class DefaultLockClient implements LockClient {
             } catch (LockException e) {
                 events.emit(LockEvent.Type.RELEASE_FAILED, lock.name(), lock.grant.fencingToken(),
                         lock.grant.owner().holder(), heldNanos, e);
-                if (capabilities.contains(Capability.SESSION_BOUND)) {
+                if (!storeAppliesTtl) {
                     // No TTL in the store: a release that never arrived would leave the lock for the whole session.
-                    keeper.runSoon(() -> releaseInStore(lock));
+                    guaranteedReleases.releaseNow(lock.grant);
                 }
                 throw e;
             } finally {
@@ -495,7 +501,11 @@ final class DefaultLockClient implements LockClient {
             // Lost on our side (deadline with a safety margin, session doubt): the store may still have it.
             // An owner-checked release is safe and frees it for the next holder sooner. In the background: closing
             // a lost lease is documented as making no blocking store call (the store may be why it was lost).
-            storeCalls.runInBackground(lock.name(), "release of a lost lease", () -> releaseInStore(lock));
+            if (guaranteedReleases.isPending(lock.grant)) {
+                guaranteedReleases.releaseNow(lock.grant); // its release at the TTL, brought forward
+            } else {
+                storeCalls.runInBackground(lock.name(), "release of a lost lease", () -> releaseInStore(lock));
+            }
         }
     }
 
@@ -524,26 +534,24 @@ final class DefaultLockClient implements LockClient {
         }
         keeper.remove(lock);
         reportLoss(lock, event, callbacks, System.nanoTime() - lock.acquiredAt);
-        if (storeKeepsItPastTheDeadline(reason)) {
-            // A session-bound store has no TTL of its own: the lock lives as long as the session, which a stuck
-            // holder keeps alive. The lease time and the maximum hold are enforced here, by an owner-checked
-            // release, on the renewal thread (this may be a holder's isHeld() call, which must stay local).
-            Runnable release = () -> storeCalls.runInBackground(lock.name(), "release at the lease deadline",
-                    () -> releaseInStore(lock));
-            long untilTtlEnds = lock.ttlEndsAt - System.nanoTime();
-            if (reason == LossReason.EXPIRED && untilTtlEnds > 0) {
-                // The holder is told at its deadline, which a grant's shorter validity (etcd's shared lease) can
-                // put well before the TTL asked for; the lock itself goes at that TTL, not before (R3.3).
-                CompletableFuture.delayedExecutor(untilTtlEnds, TimeUnit.NANOSECONDS).execute(release);
-            } else {
-                release.run();
-            }
+        if (storeKeepsItPastTheLease(reason)) {
+            // A store without a TTL of its own keeps the lock as long as the session, which a stuck holder (or one cut
+            // off for less than the session timeout) keeps alive. The TTL is enforced here, after the holder was told
+            // just above: at the TTL asked for, which a grant's shorter validity (etcd's shared lease) and the drift
+            // allowance put after the holder's deadline; not before (R3.3). Never blocks: this may be a holder's
+            // isHeld() call, which must stay local.
+            guaranteedReleases.releaseAt(lock.grant, lock.ttlEndsAt);
         }
     }
 
-    private boolean storeKeepsItPastTheDeadline(LossReason reason) {
-        return capabilities.contains(Capability.SESSION_BOUND)
-                && (reason == LossReason.EXPIRED || reason == LossReason.MAX_HOLD_EXCEEDED);
+    /**
+     * Whether the store may still have a lock the client just counted out, and keeps it past its TTL: the lease ran
+     * out locally (expired, over-held, renewals failing), on a store that applies no TTL. A lock the store lost
+     * (session ended, taken away) is gone there; one lost to closing the client is released by close.
+     */
+    private boolean storeKeepsItPastTheLease(LossReason reason) {
+        return !storeAppliesTtl && (reason == LossReason.EXPIRED || reason == LossReason.MAX_HOLD_EXCEEDED
+                || reason == LossReason.STORE_UNREACHABLE);
     }
 
     private void reportLoss(HeldLock lock, LeaseLostEvent event, List<Consumer<LeaseLostEvent>> callbacks, long heldNanos) {
@@ -572,6 +580,7 @@ final class DefaultLockClient implements LockClient {
     }
 
     private void providerReportedLoss(Grant grant, String reason, Throwable cause) {
+        guaranteedReleases.storeLetGo(grant);
         HeldLock lock;
         synchronized (lossLock) {
             lock = byOwnerId.get(grant.owner().id());

@@ -179,22 +179,6 @@ final class LeaseKeeper implements AutoCloseable {
         }
     }
 
-    /** Runs {@code task} on the renewal thread, unless the keeper is closed. */
-    void runSoon(Runnable task) {
-        synchronized (scheduleLock) {
-            if (executor.isShutdown()) {
-                return;
-            }
-            executor.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    LOG.warn("a background task of the lock client failed", e);
-                }
-            });
-        }
-    }
-
     @Override
     public void close() {
         synchronized (scheduleLock) {

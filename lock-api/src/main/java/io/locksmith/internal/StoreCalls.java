@@ -73,6 +73,15 @@ final class StoreCalls implements AutoCloseable {
      */
     <T> T call(String lockName, String what, Supplier<T> call, long boundNanos, Consumer<T> lateResult)
             throws InterruptedException {
+        return call(lockName, what, call, boundNanos, lateResult, null);
+    }
+
+    /**
+     * Like {@link #call(String, String, Supplier, long, Consumer)}, and a call that failed after the caller stopped
+     * waiting for it hands its failure to {@code lateFailure} (may be null: the failure is logged).
+     */
+    <T> T call(String lockName, String what, Supplier<T> call, long boundNanos, Consumer<T> lateResult,
+               Consumer<Throwable> lateFailure) throws InterruptedException {
         if (fitsDirectly(boundNanos)) {
             if (executor.isShutdown()) {
                 throw new LockStoreException(lockName, "the lock client on " + store + " is closed", null);
@@ -94,7 +103,7 @@ final class StoreCalls implements AutoCloseable {
         } catch (ExecutionException e) {
             throw rethrow(e.getCause());
         } catch (TimeoutException e) {
-            abandon(future, lockName, what, lateResult);
+            abandon(future, lockName, what, lateResult, lateFailure);
             throw new LockStoreException(lockName, store + " did not answer " + what + " within "
                     + TimeUnit.NANOSECONDS.toMillis(boundNanos) + "ms", e);
         } catch (InterruptedException e) {
@@ -103,7 +112,7 @@ final class StoreCalls implements AutoCloseable {
             if (failure != null) {
                 e.addSuppressed(failure);
             } else if (!future.isDone()) {
-                abandon(future, lockName, what, lateResult);
+                abandon(future, lockName, what, lateResult, lateFailure);
             } else if (lateResult != null) {
                 lateResult.accept(future.join());
             }
@@ -227,10 +236,21 @@ final class StoreCalls implements AutoCloseable {
         }
     }
 
-    private <T> void abandon(CompletableFuture<T> future, String lockName, String what, Consumer<T> lateResult) {
+    private <T> void abandon(CompletableFuture<T> future, String lockName, String what, Consumer<T> lateResult,
+                             Consumer<Throwable> lateFailure) {
         future.whenComplete((result, failure) -> {
             if (failure != null) {
-                LOG.debug("abandoned {} of lock '{}' on {} ended with an error", what, lockName, store, failure);
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                LOG.debug("abandoned {} of lock '{}' on {} ended with an error", what, lockName, store, cause);
+                if (lateFailure != null) {
+                    try {
+                        lateFailure.accept(cause);
+                    } catch (RuntimeException e) {
+                        LOG.warn("clean-up after the late failure of {} of lock '{}' on {} failed", what, lockName,
+                                store, e);
+                    }
+                }
             } else if (lateResult != null) {
                 try {
                     lateResult.accept(result);

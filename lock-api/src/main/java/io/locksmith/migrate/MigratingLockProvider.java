@@ -289,6 +289,19 @@ final class MigratingLockProvider implements LockProvider {
         return result;
     }
 
+    /**
+     * A lock is freed at its TTL only if every store in use frees it: in the dual phase a ZooKeeper lock beside a
+     * Redis one must be released by the client when the lease runs out, although Redis would free its half alone.
+     */
+    @Override
+    public boolean appliesTtl() {
+        return switch (phase) {
+            case FROM -> from.appliesTtl();
+            case TO -> to.appliesTtl();
+            case DUAL -> from.appliesTtl() && to.appliesTtl();
+        };
+    }
+
     /** In the dual phase both stores are asked one after the other. */
     @Override
     public Duration commandTimeout() {

@@ -26,7 +26,8 @@ import java.util.Set;
  *     grant with the owner of a request that may or may not have succeeded ({@link #releaseAmbiguous}).</li>
  * <li>A provider is used by many threads at once, and must be thread-safe.</li>
  * <li>A provider that declares {@link Capability#SESSION_BOUND} reports every lock its session loses
- *     through {@link ProviderContext#lossListener()}.</li>
+ *     through {@link ProviderContext#lossListener()}. Its store applies no TTL of its own ({@link #appliesTtl()}):
+ *     the shared client releases a lock whose lease ran out, so the provider keeps no lease timer.</li>
  * </ul>
  * The TCK ({@code io.locksmith:locksmith-tck}) checks all of this against a live store.
  */
@@ -87,6 +88,11 @@ public interface LockProvider extends AutoCloseable {
      * Drops any waiting state a queueing provider kept for {@code owner} on {@code name} after
      * {@link AcquireRequest#willWait()} attempts: called when a wait ends without the lock (time-out,
      * interruption, error). Must leave nothing of the owner behind in the store. The default does nothing.
+     *
+     * <p>An attempt of the owner that outlived the caller's bound may still be at the store and put the owner's
+     * entry back after this call: the shared client calls {@code cancel} again (or {@link #release} for a grant,
+     * {@link #releaseAmbiguous} for a failure) once that attempt has ended, so a provider need not remember which
+     * owners were cancelled.
      */
     default void cancel(String name, Owner owner) {
     }
@@ -124,6 +130,27 @@ public interface LockProvider extends AutoCloseable {
      */
     default Duration effectiveTtl(Duration requested) {
         return requested;
+    }
+
+    /**
+     * Whether the store frees a lock on its own once its TTL has passed without a renewal, as Redis does with a key's
+     * expiry. A session-bound store does not: a ZooKeeper ephemeral node lives as long as its session, and keys under
+     * an etcd lease that the provider shares between locks and keeps alive live as long as that lease; a holder whose
+     * lease ran out (a fixed lease, a renewing one past its maximum hold, renewals that failed until the deadline)
+     * would keep the lock for as long as its process lives.
+     *
+     * <p>For a store that does not, the shared client enforces the TTL, and the provider keeps no lease timer of its
+     * own: once the holder has been told of the loss, the client {@linkplain #release releases} the lock, owner-checked,
+     * at the TTL the grant asked for (counted from before the request that confirmed it last), and sends that release
+     * again, with a growing pause and each attempt bounded by {@link #commandTimeout()}, until the store answers it,
+     * the provider reports the lock lost through {@link ProviderContext#lossListener()} (the store then frees it on
+     * its own), or the client is closed. A provider of such a store must therefore accept the same release more than
+     * once, and report a loss only when the store lets the lock go without the client (or the provider deletes it).
+     *
+     * <p>The default is true unless the provider declares {@link Capability#SESSION_BOUND}.
+     */
+    default boolean appliesTtl() {
+        return !capabilities().contains(Capability.SESSION_BOUND);
     }
 
     /**

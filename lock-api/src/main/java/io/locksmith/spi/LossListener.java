@@ -8,7 +8,10 @@ package io.locksmith.spi;
 @FunctionalInterface
 public interface LossListener {
     /**
-     * The lock {@code grant} is no longer held, or no longer certainly held.
+     * The lock {@code grant} is no longer held, or no longer certainly held. For a store that applies no TTL
+     * ({@link LockProvider#appliesTtl()} false) the report also means that the store lets the lock go without the
+     * client (the session ended, the lease expired) or that the provider deletes it itself: the client then stops
+     * releasing it.
      *
      * @param grant   the lost grant, as {@link LockProvider#tryAcquire} returned it (the client matches owner id
      *                and fencing token, so a report may arrive even before the client has seen the grant)

@@ -1,9 +1,18 @@
 package io.locksmith.migrate;
 
+import io.locksmith.Capability;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
+import io.locksmith.mem.MemLockProviderFactory;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Proxy;
+import java.util.EnumSet;
+import java.util.Set;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,6 +54,39 @@ class MigrationTest {
             assertEquals(0, result.overlaps.get(), "two holders at once between phases dual and to");
             assertEquals(0, result.tokenRegressions.get(), "fencing token went backwards between dual and to");
         }
+    }
+
+    /** A mem store that declares itself session-bound, as ZooKeeper and etcd do: it applies no TTL of its own. */
+    private static LockProvider sessionBound(LockProvider mem) {
+        return (LockProvider) Proxy.newProxyInstance(LockProvider.class.getClassLoader(),
+                new Class<?>[] {LockProvider.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("capabilities")) {
+                        Set<Capability> declared = EnumSet.copyOf(mem.capabilities());
+                        declared.add(Capability.SESSION_BOUND);
+                        return declared;
+                    }
+                    if (method.isDefault()) {
+                        return java.lang.reflect.InvocationHandler.invokeDefault(proxy, method, args);
+                    }
+                    return method.invoke(mem, args);
+                });
+    }
+
+    @Test
+    void theClientEnforcesTheTtlWhenAnyStoreInUseAppliesNone() {
+        ProviderContext context = new ProviderContext("ttl-check", (grant, reason, cause) -> { });
+        LockProvider session = sessionBound(new MemLockProviderFactory().create(LockUri.parse(oldStore), context));
+        LockProvider ttl = new MemLockProviderFactory().create(LockUri.parse(newStore), context);
+        assertFalse(session.appliesTtl());
+        assertTrue(ttl.appliesTtl());
+        for (MigrationPhase phase : MigrationPhase.values()) {
+            PhaseGuard guard = PhaseGuard.observer("ttl-check", phase, List.of(session, ttl));
+            boolean sessionInUse = phase != MigrationPhase.TO;
+            assertEquals(!sessionInUse, new MigratingLockProvider(phase, session, ttl, context.lossListener(), guard)
+                    .appliesTtl(), phase + " over a session-bound old store and a TTL new store");
+        }
+        ttl.close();
+        session.close();
     }
 
     @Test

@@ -381,6 +381,13 @@ public final class FaultInjector {
             return delegate.commandTimeout();
         }
 
+        // Whether the shared client must release a lock whose lease ran out: the store's answer, not the default
+        // derived from the capabilities (a migrating provider over a session-bound and a TTL store answers false).
+        @Override
+        public boolean appliesTtl() {
+            return delegate.appliesTtl();
+        }
+
         @Override
         public AutoCloseable subscribe(String name, Runnable onChange) {
             return delegate.subscribe(name, onChange);

@@ -1,0 +1,200 @@
+package io.locksmith.internal;
+
+import io.locksmith.LockException;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The TTL of a store that does not apply one ({@link LockProvider#appliesTtl()} false: ZooKeeper's ephemeral nodes,
+ * etcd keys under a lease the client shares and keeps alive): the one lease timer of such a store's locks once their
+ * lease has run out, kept here so that no provider keeps a second one.
+ *
+ * <p>A lock whose lease ran out (a fixed lease, a renewing one past its maximum hold, renewals that failed until the
+ * deadline) is released in the store, owner-checked, at the TTL its grant asked for, counted from before the request
+ * that confirmed it last: that is when a store with a TTL would free it. Not at the client's deadline, which is
+ * shorter by the drift allowance and, for a grant of shorter validity, by more: releasing there freed locks up to a
+ * tenth of their TTL early (SPEC R3.3). The holder has been told by then: a release is only arranged after the loss
+ * was signalled ({@link DefaultLockClient#lose}).
+ *
+ * <p>A release that fails (the store unreachable, no answer within the command time-out, an ambiguous answer) is sent
+ * again, with a growing pause, until the store answers it (true or false: either way the owner's lock is gone), the
+ * provider reports the lock lost ({@link #storeLetGo}: the store then frees it on its own, or the provider deletes
+ * it), or the client is closed (closing the provider ends its session, and the session's locks with it). Without the
+ * retry a holder whose renewals failed because the store was unreachable would leave its lock taken for as long as
+ * the session then lives: an ephemeral node has no TTL of its own.
+ */
+final class GuaranteedReleases implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GuaranteedReleases.class);
+    private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The longest pause between two attempts: a store back from an outage frees the lock within about this. */
+    private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final LockProvider provider;
+    private final StoreCalls storeCalls;
+    /** The bound of one attempt: the store's command time-out. */
+    private final long attemptBoundNanos;
+    /** Told the lock name after the store answered a release, so that local waiters try again at once. */
+    private final Consumer<String> released;
+    /** Releases not yet answered by the store, by owner id (unique per acquire). */
+    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** One lock to release; {@code generation} changes when it is rescheduled, so that an older timer does nothing. */
+    private static final class Pending {
+        final Grant grant;
+        long generation;
+        /** When the current generation's attempt is due ({@link System#nanoTime()}). */
+        long scheduledAt;
+        long nextPauseNanos = FIRST_RETRY_NANOS;
+        int failures;
+
+        Pending(Grant grant) {
+            this.grant = grant;
+        }
+    }
+
+    GuaranteedReleases(LockProvider provider, StoreCalls storeCalls, long attemptBoundNanos, Consumer<String> released) {
+        this.provider = provider;
+        this.storeCalls = storeCalls;
+        this.attemptBoundNanos = attemptBoundNanos;
+        this.released = released;
+    }
+
+    /**
+     * Releases {@code grant} at {@code atNanos} ({@link System#nanoTime()}), or at once if that has passed; a release
+     * of it already arranged keeps the earlier time.
+     */
+    void releaseAt(Grant grant, long atNanos) {
+        if (closed) {
+            return;
+        }
+        Pending entry = pending.computeIfAbsent(grant.owner().id(), id -> new Pending(grant));
+        if (entry.grant.fencingToken() != grant.fencingToken()) {
+            return; // owner ids are never reused: cannot happen, but never release another holding
+        }
+        schedule(entry, atNanos - System.nanoTime(), true);
+    }
+
+    /** Releases {@code grant} now (its holder closed it), with the same retries; replaces a later release of it. */
+    void releaseNow(Grant grant) {
+        releaseAt(grant, System.nanoTime());
+    }
+
+    /** Whether a release of this holding is arranged and not yet answered. */
+    boolean isPending(Grant grant) {
+        Pending entry = pending.get(grant.owner().id());
+        return entry != null && entry.grant.fencingToken() == grant.fencingToken();
+    }
+
+    /**
+     * The provider reported {@code grant} lost: the store lets it go on its own (its session ended, its lease
+     * expired) or the provider deletes it, so the client stops trying. A negative token stands for any holding of
+     * the owner, as in {@link io.locksmith.spi.LossListener}.
+     */
+    void storeLetGo(Grant grant) {
+        Pending entry = pending.get(grant.owner().id());
+        if (entry != null && (grant.fencingToken() < 0 || entry.grant.fencingToken() == grant.fencingToken())) {
+            pending.remove(grant.owner().id(), entry);
+        }
+    }
+
+    /** How many releases are still to be answered: a test hook. */
+    int pendingCount() {
+        return pending.size();
+    }
+
+    /**
+     * @param onlyIfEarlier keep a scheduled attempt that comes sooner (a second request for the same release)
+     */
+    private void schedule(Pending entry, long delayNanos, boolean onlyIfEarlier) {
+        long generation;
+        synchronized (entry) {
+            long at = System.nanoTime() + Math.max(0, delayNanos);
+            if (onlyIfEarlier && entry.generation != 0 && entry.scheduledAt - at <= 0) {
+                return;
+            }
+            entry.generation++;
+            entry.scheduledAt = at;
+            generation = entry.generation;
+        }
+        // The timer thread only hands the attempt to a store-call thread: it never waits on the store, so one slow
+        // release does not delay another lock's (nor the renewal thread, which may be waiting on the store).
+        Runnable attempt = () -> storeCalls.runInBackground(entry.grant.name(), "release at the end of the lease",
+                () -> attempt(entry, generation));
+        if (delayNanos > 0) {
+            CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(attempt);
+        } else {
+            attempt.run();
+        }
+    }
+
+    private void attempt(Pending entry, long generation) {
+        synchronized (entry) {
+            if (closed || entry.generation != generation || pending.get(entry.grant.owner().id()) != entry) {
+                return;
+            }
+        }
+        Grant grant = entry.grant;
+        try {
+            boolean removed = storeCalls.call(grant.name(), "release at the end of the lease",
+                    () -> provider.release(grant), attemptBoundNanos, late -> answered(entry, late));
+            answered(entry, removed);
+        } catch (LockException e) {
+            retryLater(entry, generation, e);
+        } catch (InterruptedException e) {
+            // Only closing interrupts a store-call thread: the session ends with the provider.
+            Thread.currentThread().interrupt();
+            retryLater(entry, generation, e);
+        } catch (RuntimeException e) {
+            // Not a store failure but a provider that cannot release this grant: trying again would fail the same way.
+            pending.remove(grant.owner().id(), entry);
+            LOG.warn("{} failed to release lock '{}' (token {}) at the end of its lease; it stays until the store's"
+                    + " session ends", provider.describe(), grant.name(), grant.fencingToken(), e);
+        }
+    }
+
+    private void answered(Pending entry, boolean removed) {
+        if (pending.remove(entry.grant.owner().id(), entry)) {
+            LOG.debug("lock '{}' (token {}) released in {} at the end of its lease{}", entry.grant.name(),
+                    entry.grant.fencingToken(), provider.describe(), removed ? "" : " (it was gone already)");
+            released.accept(entry.grant.name());
+        }
+    }
+
+    private void retryLater(Pending entry, long generation, Exception failure) {
+        long pause;
+        synchronized (entry) {
+            if (closed || entry.generation != generation || pending.get(entry.grant.owner().id()) != entry) {
+                return;
+            }
+            entry.failures++;
+            long step = entry.nextPauseNanos;
+            entry.nextPauseNanos = Math.min(MAX_RETRY_NANOS, step * 2);
+            // Between half and all of the step: clients cut off together do not come back together.
+            pause = step / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, step / 2));
+        }
+        if (entry.failures == 1 || entry.failures % 30 == 0) {
+            LOG.warn("releasing lock '{}' (token {}) in {} at the end of its lease failed {} time(s); retrying until"
+                    + " the store answers or ends the session: {}", entry.grant.name(), entry.grant.fencingToken(),
+                    provider.describe(), entry.failures, failure.toString());
+        }
+        schedule(entry, pause, false);
+    }
+
+    /** Stops every retry: the provider is closed next, which ends the session and the locks of it. */
+    @Override
+    public void close() {
+        closed = true;
+        pending.clear();
+    }
+}
