@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * The waiters of one client, per lock name, and the store subscription they share: one subscription per
@@ -69,6 +70,7 @@ final class WaitQueues implements AutoCloseable {
     private final Timer timer;
     /** Closes a subscription whose linger passed, off the scheduler thread: a close may write to the store. */
     private final Executor closer;
+    private final LongSupplier clock;
     private final Map<String, NameQueue> queues = new ConcurrentHashMap<>();
     /** Subscriptions whose linger passed, until {@link #closer} has closed them; {@link #close()} closes the rest. */
     private final Set<HandedOff> handedOff = ConcurrentHashMap.newKeySet();
@@ -81,6 +83,13 @@ final class WaitQueues implements AutoCloseable {
      */
     WaitQueues(LockProvider provider, boolean notifying, boolean wakeAll, Timer timer,
                Executor closer) {
+        this(provider, notifying, wakeAll, timer, closer, System::nanoTime);
+    }
+
+    /** With the clock that dates subscriptions ({@link System#nanoTime()} but in tests). */
+    WaitQueues(LockProvider provider, boolean notifying, boolean wakeAll, Timer timer, Executor closer,
+               LongSupplier clock) {
+        this.clock = clock;
         this.provider = provider;
         this.notifying = notifying;
         this.wakeAll = wakeAll;
@@ -187,7 +196,7 @@ final class WaitQueues implements AutoCloseable {
                 } else if (notifying && queue.subscription == null) {
                     try {
                         queue.subscription = provider.subscribe(name, queue::wake);
-                        queue.subscribedAt = System.nanoTime();
+                        queue.subscribedAt = clock.getAsLong();
                     } catch (RuntimeException e) {
                         // Waiting still works by polling; the notification only saves latency.
                         LOG.warn("cannot subscribe to releases of lock '{}' on {}; waiting by polling", name,
@@ -217,7 +226,7 @@ final class WaitQueues implements AutoCloseable {
             }
             if (queue.waiters.isEmpty() && !queue.closed) {
                 if (closed || queue.subscription == null
-                        || System.nanoTime() - queue.subscribedAt >= MAX_REUSE_AGE_NANOS || !linger(queue)) {
+                        || clock.getAsLong() - queue.subscribedAt >= MAX_REUSE_AGE_NANOS || !linger(queue)) {
                     toClose = queue.retire();
                 }
             }

@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -139,7 +140,8 @@ class WaitQueuesTest {
     private final ManualTimer timer = new ManualTimer();
     /** Closes handed to the closer thread, run when the test says. */
     private final List<Runnable> closerQueue = new CopyOnWriteArrayList<>();
-    private final WaitQueues queues = new WaitQueues(store, true, false, timer, closerQueue::add);
+    private final AtomicLong now = new AtomicLong();
+    private final WaitQueues queues = new WaitQueues(store, true, false, timer, closerQueue::add, now::get);
 
     private void runCloser() {
         List<Runnable> due = new ArrayList<>(closerQueue);
@@ -233,6 +235,21 @@ class WaitQueuesTest {
         late.await(TimeUnit.MINUTES.toNanos(5)); // woken at once: the client is closed
         assertEquals(1, store.opened.get(), "no subscription is opened on a closed client");
         queues.leave("b", late, false);
+    }
+
+    @Test
+    void aSubscriptionPastTheReuseAgeIsClosedByItsLastWaiterInsteadOfLingering() {
+        queues.leave("job", queues.enter("job"), true);
+        now.addAndGet(WaitQueues.MAX_REUSE_AGE_NANOS - 1);
+        WaitQueues.Waiter reusing = queues.enter("job");
+        assertEquals(1, store.opened.get(), "reused just before its age limit");
+        now.addAndGet(1);
+        queues.leave("job", reusing, true);
+        assertEquals(1, store.closedOnce(), "a store may have ended an old subscription on its own: do not keep it");
+        assertEquals(0, timer.pending());
+        queues.leave("job", queues.enter("job"), true);
+        assertEquals(2, store.opened.get(), "the next waiter opens a fresh one");
+        queues.close();
     }
 
     @Test
