@@ -99,15 +99,19 @@ final class DefaultLockClient implements LockClient {
         this.traceIdSupplier = builder.traceIdSupplier;
         this.events = new Events(builder.listeners, store);
         this.maxPollNanos = builder.maxPollInterval.toNanos();
-        this.waitQueues = new WaitQueues(provider, capabilities.contains(Capability.RELEASE_NOTIFICATION),
-                capabilities.contains(Capability.FAIR));
         this.keeper = new LeaseKeeper(this, provider, events, "locksmith-leases-" + clientId.substring(0, Math.min(8, clientId.length())));
         this.storeCalls = new StoreCalls("locksmith-store-" + clientId.substring(0, Math.min(8, clientId.length())),
                 provider.describe(), provider.callTimeLimit().map(DefaultLockClient::saturatedNanos)
                         .filter(limit -> limit >= 0).orElse(StoreCalls.NO_LIMIT));
         this.commandTimeoutNanos = saturatedNanos(provider.commandTimeout());
+        // After the keeper and the store calls: a lingering subscription's timer runs on the keeper's thread, and
+        // its close goes to a store-call thread.
+        this.waitQueues = new WaitQueues(provider, capabilities.contains(Capability.RELEASE_NOTIFICATION),
+                capabilities.contains(Capability.FAIR), keeper::runLater,
+                close -> storeCalls.runInBackground(null, "close of a lingering release subscription", close));
         this.storeAppliesTtl = provider.appliesTtl();
-        this.guaranteedReleases = new GuaranteedReleases(provider, storeCalls, commandTimeoutNanos, waitQueues::released);
+        this.guaranteedReleases = new GuaranteedReleases(provider, storeCalls, keeper::runLater, commandTimeoutNanos,
+                waitQueues::released);
     }
 
     static LockClient open(ClientBuilder builder) {
@@ -336,7 +340,7 @@ final class DefaultLockClient implements LockClient {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        waitQueues.wakeEveryone();
+        waitQueues.close();
         List<HeldLock> stillHeld = new ArrayList<>(keeper.held());
         RuntimeException failure = null;
         for (HeldLock lock : stillHeld) {

@@ -7,7 +7,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +40,8 @@ final class GuaranteedReleases implements AutoCloseable {
 
     private final LockProvider provider;
     private final StoreCalls storeCalls;
+    /** The client's timer thread: it only hands each attempt to a store-call thread. */
+    private final ClientTimer timer;
     /** The bound of one attempt: the store's command time-out. */
     private final long attemptBoundNanos;
     /** Told the lock name after the store answered a release, so that local waiters try again at once. */
@@ -63,9 +64,11 @@ final class GuaranteedReleases implements AutoCloseable {
         }
     }
 
-    GuaranteedReleases(LockProvider provider, StoreCalls storeCalls, long attemptBoundNanos, Consumer<String> released) {
+    GuaranteedReleases(LockProvider provider, StoreCalls storeCalls, ClientTimer timer, long attemptBoundNanos,
+                       Consumer<String> released) {
         this.provider = provider;
         this.storeCalls = storeCalls;
+        this.timer = timer;
         this.attemptBoundNanos = attemptBoundNanos;
         this.released = released;
     }
@@ -132,7 +135,8 @@ final class GuaranteedReleases implements AutoCloseable {
         Runnable attempt = () -> storeCalls.runInBackground(entry.grant.name(), "release at the end of the lease",
                 () -> attempt(entry, generation));
         if (delayNanos > 0) {
-            CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(attempt);
+            // null: the timer is closed, and so is the client (its close ends the session and the session's locks).
+            timer.schedule(attempt, delayNanos);
         } else {
             attempt.run();
         }

@@ -179,6 +179,27 @@ final class LeaseKeeper implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code task} on the renewal thread after {@code delayNanos}, unless the keeper is closed by then: the
+     * client's timers share this thread rather than starting their own. The task must not block.
+     *
+     * @return the handle to cancel the task with, or null if the keeper is closed (the task never runs)
+     */
+    ScheduledFuture<?> runLater(Runnable task, long delayNanos) {
+        synchronized (scheduleLock) {
+            if (executor.isShutdown()) {
+                return null;
+            }
+            return executor.schedule(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.warn("a background task of the lock client failed", e);
+                }
+            }, delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
     @Override
     public void close() {
         synchronized (scheduleLock) {
