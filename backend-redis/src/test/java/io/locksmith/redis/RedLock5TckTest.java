@@ -1,5 +1,6 @@
 package io.locksmith.redis;
 
+import io.locksmith.Capability;
 import io.locksmith.LockClient;
 import io.locksmith.tck.LockTck;
 import org.junit.jupiter.api.AfterAll;
@@ -7,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /** The full TCK on RedLock over five redis-servers (Jedis; majority 3). */
@@ -45,5 +47,11 @@ class RedLock5TckTest extends LockTck {
     @Override
     protected void expireBehindClientsBack(String lockName) {
         RedisServer.expireMajorityOwner(servers, lockName);
+    }
+
+    /** What docs/REDIS.md promises of this deployment (R8.11). */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return RedisTckSupport.CAPABILITIES;
     }
 }
