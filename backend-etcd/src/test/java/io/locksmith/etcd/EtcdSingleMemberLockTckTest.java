@@ -2,7 +2,6 @@ package io.locksmith.etcd;
 
 import io.etcd.jetcd.Client;
 import io.locksmith.Capability;
-import io.locksmith.LockClient;
 import io.locksmith.tck.StoreTck;
 import io.locksmith.tck.TckTiming;
 import org.junit.jupiter.api.AfterAll;
@@ -32,12 +31,7 @@ class EtcdSingleMemberLockTckTest extends StoreTck {
         }
     }
 
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(storeUri());
-    }
-
-    /** The kit opens its own clients on this URI too: through its SPI fault injector, with a trace id source. */
+    /** Every client of the kits is opened on this URI, the kit's own through its SPI fault injector too. */
     @Override
     protected String storeUri() {
         return etcd.uri("");

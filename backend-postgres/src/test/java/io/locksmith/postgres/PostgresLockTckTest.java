@@ -1,7 +1,6 @@
 package io.locksmith.postgres;
 
 import io.locksmith.Capability;
-import io.locksmith.LockClient;
 import io.locksmith.tck.StoreTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,11 +23,6 @@ class PostgresLockTckTest extends StoreTck {
         if (postgres != null) {
             postgres.close();
         }
-    }
-
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(postgres.uri(""));
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.locksmith.redis;
 
 import io.locksmith.Capability;
-import io.locksmith.LockClient;
 import io.locksmith.tck.StoreTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,12 +24,7 @@ class JedisLockTckTest extends StoreTck {
         }
     }
 
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(storeUri());
-    }
-
-    /** The kit opens its own clients on this URI too: through its SPI fault injector, with a trace id source. */
+    /** Every client of the kits is opened on this URI, the kit's own through its SPI fault injector too. */
     @Override
     protected String storeUri() {
         return "redis://" + server.address();
