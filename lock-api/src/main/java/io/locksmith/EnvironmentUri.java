@@ -2,6 +2,7 @@ package io.locksmith;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -19,22 +20,23 @@ final class EnvironmentUri {
      * @throws LockConfigurationException if none does, naming all three sources
      */
     static String uriFromEnvironment() {
+        return find().orElseThrow(() -> new LockConfigurationException("no lock store configured: set the system"
+                + " property '" + LockClient.SYSTEM_PROPERTY + "', the environment variable '" + LockClient.ENV_VARIABLE
+                + "', or the key 'locksmith.uri' in a classpath resource '" + LockClient.PROPERTIES_RESOURCE
+                + "' (e.g. locksmith.uri=mem://)"));
+    }
+
+    /** The URI from the first source that sets it, or empty. */
+    static Optional<String> find() {
         String fromProperty = System.getProperty(LockClient.SYSTEM_PROPERTY);
         if (fromProperty != null && !fromProperty.isBlank()) {
-            return fromProperty;
+            return Optional.of(fromProperty);
         }
         String fromEnvironment = System.getenv(LockClient.ENV_VARIABLE);
         if (fromEnvironment != null && !fromEnvironment.isBlank()) {
-            return fromEnvironment;
+            return Optional.of(fromEnvironment);
         }
-        String fromFile = fromPropertiesResource(Thread.currentThread().getContextClassLoader());
-        if (fromFile != null) {
-            return fromFile;
-        }
-        throw new LockConfigurationException("no lock store configured: set the system property '"
-                + LockClient.SYSTEM_PROPERTY + "', the environment variable '" + LockClient.ENV_VARIABLE
-                + "', or the key 'locksmith.uri' in a classpath resource '" + LockClient.PROPERTIES_RESOURCE
-                + "' (e.g. locksmith.uri=mem://)");
+        return Optional.ofNullable(fromPropertiesResource(Thread.currentThread().getContextClassLoader()));
     }
 
     static String fromPropertiesResource(ClassLoader loader) {

@@ -61,6 +61,17 @@ public interface LockClient extends AutoCloseable {
     }
 
     /**
+     * The store URI that {@link #fromEnvironment()} would open, from the first of its sources that sets it, in the
+     * same order; for tools that take a URI of their own and fall back on these sources (lockctl's {@code --uri}).
+     *
+     * @return the URI, or empty if none of the sources sets it
+     * @throws LockConfigurationException if the classpath resource {@value #PROPERTIES_RESOURCE} cannot be read
+     */
+    static java.util.Optional<String> environmentUri() {
+        return EnvironmentUri.find();
+    }
+
+    /**
      * A builder for a client with a listener, a trace id source or default lock options. To give the client a
      * store factory of your own, see {@link io.locksmith.spi.ProviderClientBuilder}.
      *

@@ -116,6 +116,24 @@ class InputValidationTest {
         }
     }
 
+    @Test
+    void environmentUriIsWhatFromEnvironmentWouldOpen() {
+        assumeTrue(System.getenv(LockClient.ENV_VARIABLE) == null, "LOCKSMITH_URI is set in this environment");
+        String uri = "mem://" + unique();
+        String saved = System.setProperty(LockClient.SYSTEM_PROPERTY, uri);
+        try {
+            assertEquals(java.util.Optional.of(uri), LockClient.environmentUri());
+            System.clearProperty(LockClient.SYSTEM_PROPERTY);
+            assertEquals(java.util.Optional.empty(), LockClient.environmentUri(), "nothing set: no URI, no error");
+        } finally {
+            if (saved == null) {
+                System.clearProperty(LockClient.SYSTEM_PROPERTY);
+            } else {
+                System.setProperty(LockClient.SYSTEM_PROPERTY, saved);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ names
 
     @Test

@@ -4,6 +4,7 @@ import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.locksmith.LockInterruptedException;
 import io.locksmith.LockStoreException;
+import io.locksmith.spi.CallDeadline;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -29,66 +30,26 @@ final class Calls {
     private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    /** No call deadline on this thread. */
-    private static final long NONE = Long.MIN_VALUE;
-    private static final ThreadLocal<long[]> CALL_DEADLINE = ThreadLocal.withInitial(() -> new long[] {NONE});
-
     private Calls() {
-    }
-
-    /**
-     * Runs one provider call with every request in it ending at most {@code limit} from now, however many requests
-     * the call sends (a lease grant, the transaction, a predecessor read): each request waits at most for what is
-     * left. That makes the provider's {@code callTimeLimit()} a promise it keeps, so the shared client calls it on
-     * the caller's thread instead of handing every call to another thread. A call nested in another keeps the outer
-     * deadline.
-     */
-    static <T> T within(Duration limit, Supplier<T> call) {
-        long[] deadline = CALL_DEADLINE.get();
-        if (deadline[0] != NONE) {
-            return call.get();
-        }
-        deadline[0] = System.nanoTime() + limit.toNanos();
-        if (deadline[0] == NONE) {
-            deadline[0]++;
-        }
-        try {
-            return call.get();
-        } finally {
-            deadline[0] = NONE;
-        }
-    }
-
-    /** Like {@link #within(Duration, Supplier)}, for a call that returns nothing. */
-    static void runWithin(Duration limit, Runnable call) {
-        within(limit, () -> {
-            call.run();
-            return null;
-        });
-    }
-
-    /** Nanoseconds left of this thread's call deadline, at most {@code cap}; {@code cap} if there is none. */
-    static long remainingNanos(long cap) {
-        long deadline = CALL_DEADLINE.get()[0];
-        return deadline == NONE ? cap : Math.max(0, Math.min(cap, deadline - System.nanoTime()));
     }
 
     /**
      * @param lockName the lock concerned, or {@code null}
      * @param what     what was asked, for the message, e.g. "acquire"
      * @throws LockStoreException       if the request failed for good, or did not succeed within {@code timeout} (or
-     *                                  what is left of the thread's call deadline, if that is shorter)
+     *                                  what is left of the thread's {@link CallDeadline}, if that is shorter)
      * @throws LockInterruptedException if the thread was interrupted (the flag is restored); never within a call
-     *                                  deadline ({@link #within}), where the flag is restored when the request ends
+     *                                  deadline ({@link CallDeadline#within}), where the flag is restored when the
+     *                                  request ends
      */
     static <T> T await(Supplier<CompletableFuture<T>> request, Duration timeout, String store, String lockName,
                        String what) {
         // Within a provider call made on the caller's thread (a call deadline), an interrupt does not end the call:
         // it ends by its deadline, and the caller sees the interrupt when it returns, as the SPI's callTimeLimit()
         // promises. A release cut short by an interrupt left the key behind for its lease's lifetime (TCK R1.5).
-        boolean rideOutInterrupts = CALL_DEADLINE.get()[0] != NONE;
+        boolean rideOutInterrupts = CallDeadline.isSet();
         boolean interrupted = false;
-        long deadline = System.nanoTime() + remainingNanos(timeout.toNanos());
+        long deadline = System.nanoTime() + CallDeadline.remainingNanos(timeout.toNanos());
         long attemptNanos = Math.max(MIN_ATTEMPT_NANOS, timeout.toNanos() / 4);
         Throwable last = null;
         try {

@@ -18,6 +18,7 @@ import io.locksmith.LockInfo;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
 import io.locksmith.Capability;
+import io.locksmith.spi.CallDeadline;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.HolderCodec;
 import io.locksmith.spi.LockProvider;
@@ -123,7 +124,7 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
-        return Calls.within(settings.timeout(), () -> tryAcquireOnce(request));
+        return CallDeadline.within(settings.timeout(), () -> tryAcquireOnce(request));
     }
 
     private Optional<Grant> tryAcquireOnce(AcquireRequest request) {
@@ -191,7 +192,7 @@ final class EtcdLockProvider implements LockProvider {
         }
         if (watches.isSubscribed(name)) {
             boolean first = watches.take(name, owner.id(), key, revision, lease.id, () -> keysAhead(name, revision),
-                    Calls.remainingNanos(settings.timeout().toNanos()));
+                    CallDeadline.remainingNanos(settings.timeout().toNanos()));
             if (first) {
                 watches.wake(name); // everyone ahead left since the transaction: the next attempt takes it
             }
@@ -214,7 +215,7 @@ final class EtcdLockProvider implements LockProvider {
             return;
         }
         try {
-            refresh.get(Calls.remainingNanos(settings.timeout().toNanos()), TimeUnit.NANOSECONDS);
+            refresh.get(CallDeadline.remainingNanos(settings.timeout().toNanos()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
@@ -241,7 +242,7 @@ final class EtcdLockProvider implements LockProvider {
     @Override
     public void cancel(String name, Owner owner) {
         watches.forget(owner.id());
-        Calls.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
+        CallDeadline.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
     }
 
     @Override
@@ -306,14 +307,14 @@ final class EtcdLockProvider implements LockProvider {
             return false;
         }
         leases.untrack(grant);
-        return Calls.within(settings.timeout(), () -> deleteIfSame(handle, grant.name()));
+        return CallDeadline.within(settings.timeout(), () -> deleteIfSame(handle, grant.name()));
     }
 
     /** The key name carries the owner id, which is never reused: deleting it touches nobody else's lock. */
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
         watches.forget(owner.id());
-        Calls.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
+        CallDeadline.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
     }
 
     /**
@@ -357,7 +358,7 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        return Calls.within(settings.timeout(), () -> inspectOnce(name));
+        return CallDeadline.within(settings.timeout(), () -> inspectOnce(name));
     }
 
     private Optional<LockInfo> inspectOnce(String name) {
@@ -397,7 +398,7 @@ final class EtcdLockProvider implements LockProvider {
      */
     @Override
     public List<LockInfo> list(String prefix) {
-        return Calls.within(settings.timeout(), () -> listOnce(prefix));
+        return CallDeadline.within(settings.timeout(), () -> listOnce(prefix));
     }
 
     private List<LockInfo> listOnce(String prefix) {
@@ -442,7 +443,7 @@ final class EtcdLockProvider implements LockProvider {
 
     /**
      * The URI's {@code timeout}: every call that the shared client makes on a caller's behalf (acquire, cancel,
-     * release, inspect, list) runs under one deadline of that length ({@link Calls#within}), whatever number of
+     * release, inspect, list) runs under one deadline of that length ({@link CallDeadline#within}), whatever number of
      * requests it sends, and jetcd answers asynchronously, so no wait inside a call outlasts it. The client then
      * calls on the caller's thread: handing each call to a pool thread cost two thread wake-ups per call.
      */

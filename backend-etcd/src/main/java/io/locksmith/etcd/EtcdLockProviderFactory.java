@@ -39,17 +39,7 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
         settings.password().ifPresent(password ->
                 builder.password(io.etcd.jetcd.ByteSequence.from(password, StandardCharsets.UTF_8)));
         Client client = builder.build();
-        EtcdLockProvider provider = new EtcdLockProvider(client, settings, context);
-        try {
-            provider.probe();
-        } catch (RuntimeException e) {
-            try {
-                provider.close();
-            } catch (RuntimeException cleanup) {
-                e.addSuppressed(cleanup);
-            }
-            throw e;
-        }
-        return provider;
+        return LockProviderFactory.closeOnFailure(new EtcdLockProvider(client, settings, context),
+                EtcdLockProvider::probe);
     }
 }

@@ -1,11 +1,14 @@
 package io.locksmith.etcd;
 
 import io.etcd.jetcd.Client;
+import io.locksmith.Capability;
 import io.locksmith.LockClient;
 import io.locksmith.tck.LockTck;
 import io.locksmith.tck.TckTiming;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+
+import java.util.Set;
 
 /** The full TCK against a 3-member etcd cluster (every member in the URI). */
 class EtcdClusterLockTckTest extends LockTck {
@@ -49,6 +52,12 @@ class EtcdClusterLockTckTest extends LockTck {
     @Override
     protected void expireBehindClientsBack(String lockName) {
         EtcdTckSupport.deleteHolderKey(direct, lockName);
+    }
+
+    /** What docs/ETCD.md promises (R8.11). */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return EtcdTckSupport.CAPABILITIES;
     }
 
     @Override

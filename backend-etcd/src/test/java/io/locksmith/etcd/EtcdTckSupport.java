@@ -3,9 +3,12 @@ package io.locksmith.etcd;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.locksmith.Capability;
 import io.locksmith.tck.TckTiming;
 
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /** What the TCK subclasses share: the timing etcd needs and the expiry behind a holder's back. */
@@ -16,6 +19,14 @@ final class EtcdTckSupport {
      * the TTL has room on a loaded machine.
      */
     static final TckTiming TIMING = TckTiming.defaults().scaledBy(5);
+
+    /**
+     * What docs/ETCD.md promises of one member and of a cluster (R8.11): fencing by the key's create revision, watches
+     * for release notification, a fair queue by create revision that inspect lists, the lease as a session, and batch
+     * renewal.
+     */
+    static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION,
+            Capability.FAIR, Capability.SESSION_BOUND, Capability.BATCH_RENEW, Capability.INSPECT_WAITERS);
 
     private EtcdTckSupport() {
     }

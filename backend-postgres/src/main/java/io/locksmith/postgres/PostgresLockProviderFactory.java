@@ -59,18 +59,8 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
             connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis()));
             return connection;
         }, schema.channel(), settings.describe(), scheduler, "locksmith-postgres-listen-" + id);
-        PostgresLockProvider provider = new PostgresLockProvider(pool, settings, scheduler, listener);
-        try {
-            provider.start();
-        } catch (RuntimeException e) {
-            try {
-                provider.close();
-            } catch (RuntimeException cleanup) {
-                e.addSuppressed(cleanup);
-            }
-            throw e;
-        }
-        return provider;
+        return LockProviderFactory.closeOnFailure(new PostgresLockProvider(pool, settings, scheduler, listener),
+                PostgresLockProvider::start);
     }
 
     /**

@@ -1,18 +1,15 @@
 package io.locksmith.postgres;
 
-import io.locksmith.LockClient;
-import io.locksmith.spi.LockProvider;
-import io.locksmith.spi.LockUri;
-import io.locksmith.spi.ProviderContext;
-import io.locksmith.tck.ListingTck;
-import io.locksmith.tck.LockTck;
-import io.locksmith.tck.RegistryTck;
+import io.locksmith.Capability;
+import io.locksmith.tck.StoreTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Nested;
+
+import java.util.EnumSet;
+import java.util.Set;
 
 /** The full TCK against a real PostgreSQL server. */
-class PostgresLockTckTest extends LockTck {
+class PostgresLockTckTest extends StoreTck {
 
     private static PostgresServer postgres;
 
@@ -29,11 +26,6 @@ class PostgresLockTckTest extends LockTck {
     }
 
     @Override
-    protected LockClient newClient() {
-        return LockClient.open(postgres.uri(""));
-    }
-
-    @Override
     protected String storeUri() {
         return postgres.uri("");
     }
@@ -43,22 +35,12 @@ class PostgresLockTckTest extends LockTck {
         postgres.expire("public", lockName);
     }
 
-    /** The listing kit ({@link ListingTck}) on the same PostgreSQL server, started once for every kit of this class. */
-    @Nested
-    class Listing extends ListingTck {
-        @Override
-        protected LockClient newClient() {
-            return LockClient.open(storeUri());
-        }
-    }
-
-    /** The registry kit ({@link RegistryTck}) on the same PostgreSQL server. */
-    @Nested
-    class Registry extends RegistryTck {
-        @Override
-        protected LockProvider newProvider() {
-            return new PostgresLockProviderFactory().create(LockUri.parse(storeUri()),
-                    new ProviderContext("test", (grant, reason, cause) -> { }));
-        }
+    /**
+     * What docs/POSTGRES.md promises (R8.11): fencing tokens, release notification by LISTEN/NOTIFY and batch
+     * renewal in one statement; not fair, no queue.
+     */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW);
     }
 }

@@ -1,6 +1,7 @@
 package io.locksmith.redis;
 
 import io.locksmith.LockStoreException;
+import io.locksmith.spi.CallDeadline;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
@@ -49,7 +50,7 @@ final class JedisCommands implements RedisCommands {
 
     /**
      * Commands whose every wait ends within {@code callLimit} per call ({@link #oneCall}): the pool's sockets come
-     * from a {@link CallDeadline.SocketFactory}, and the pool is waited for no longer than the call has left.
+     * from a {@link DeadlineSockets.SocketFactory}, and the pool is waited for no longer than the call has left.
      */
     JedisCommands(PooledConnectionProvider pool, Supplier<HostAndPort> primary, JedisClientConfig clientConfig,
                   String description, Duration callLimit, Duration poolMaxWait) {
@@ -73,7 +74,7 @@ final class JedisCommands implements RedisCommands {
 
     @Override
     public <T> T oneCall(Supplier<T> call) {
-        return callLimit == null ? call.get() : CallDeadline.within(callLimit.toNanos(), call);
+        return callLimit == null ? call.get() : CallDeadline.within(callLimit, call);
     }
 
     @Override

@@ -35,7 +35,7 @@ final class JedisTransports {
         }
         // Plain TCP: every wait of a call ends by one deadline, the command time-out, so that the shared client
         // may call on the caller's thread (LockProvider.callTimeLimit()).
-        CallDeadline.SocketFactory sockets = new CallDeadline.SocketFactory(address, config.getConnectionTimeoutMillis(),
+        DeadlineSockets.SocketFactory sockets = new DeadlineSockets.SocketFactory(address, config.getConnectionTimeoutMillis(),
                 config.getSocketTimeoutMillis());
         PooledConnectionProvider pool = new PooledConnectionProvider(new ConnectionFactory(sockets, config),
                 poolConfig(settings));

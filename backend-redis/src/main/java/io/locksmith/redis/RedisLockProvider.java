@@ -44,7 +44,7 @@ final class RedisLockProvider implements LockProvider {
 
     /**
      * Over Jedis to one node without {@code WAIT}, every call is one script request under one deadline
-     * ({@link CallDeadline}): the URI's {@code timeout}. Empty otherwise.
+     * ({@link io.locksmith.spi.CallDeadline}): the URI's {@code timeout}. Empty otherwise.
      */
     @Override
     public Optional<Duration> callTimeLimit() {

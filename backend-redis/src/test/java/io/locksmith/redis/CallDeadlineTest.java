@@ -1,6 +1,7 @@
 package io.locksmith.redis;
 
 import io.locksmith.LockStoreException;
+import io.locksmith.spi.CallDeadline;
 import io.locksmith.spi.LockUri;
 import org.junit.jupiter.api.Test;
 
@@ -121,15 +122,15 @@ class CallDeadlineTest {
 
     @Test
     void withoutADeadlineOnTheThreadJedisOwnTimeOutsApply() throws Exception {
-        assertEquals(1_500, CallDeadline.remainingMillis(1_500));
-        int inside = CallDeadline.within(TimeUnit.MILLISECONDS.toNanos(200), () -> {
+        assertEquals(1_500, DeadlineSockets.remainingMillis(1_500));
+        int inside = CallDeadline.within(Duration.ofMillis(200), () -> {
             try {
-                return CallDeadline.remainingMillis(1_500);
+                return DeadlineSockets.remainingMillis(1_500);
             } catch (java.net.SocketTimeoutException e) {
                 throw new AssertionError(e);
             }
         });
         assertTrue(inside > 0 && inside <= 200, "under a 200 ms deadline a read may wait " + inside + " ms");
-        assertEquals(1_500, CallDeadline.remainingMillis(1_500));
+        assertEquals(1_500, DeadlineSockets.remainingMillis(1_500));
     }
 }

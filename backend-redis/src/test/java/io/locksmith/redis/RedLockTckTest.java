@@ -1,18 +1,17 @@
 package io.locksmith.redis;
 
-import io.locksmith.LockClient;
-import io.locksmith.tck.ListingTck;
-import io.locksmith.tck.LockTck;
+import io.locksmith.Capability;
+import io.locksmith.tck.StoreTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Nested;
 
 /** The full TCK on RedLock over three redis-servers (Jedis). */
-class RedLockTckTest extends LockTck {
+class RedLockTckTest extends StoreTck {
 
     static final List<RedisServer> servers = new ArrayList<>();
 
@@ -33,12 +32,7 @@ class RedLockTckTest extends LockTck {
         servers.clear();
     }
 
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(storeUri());
-    }
-
-    /** The kit opens its own clients on this URI too: through its SPI fault injector, with a trace id source. */
+    /** Every client of the kits is opened on this URI, the kit's own through its SPI fault injector too. */
     @Override
     protected String storeUri() {
         return "redlock://" + servers.stream().map(RedisServer::address).collect(Collectors.joining(","));
@@ -49,15 +43,9 @@ class RedLockTckTest extends LockTck {
         RedisServer.expireMajorityOwner(servers, lockName);
     }
 
-    /**
-     * The listing kit ({@link ListingTck}) on the same three redis-servers, started once for every kit of this
-     * class.
-     */
-    @Nested
-    class Listing extends ListingTck {
-        @Override
-        protected LockClient newClient() {
-            return LockClient.open(storeUri());
-        }
+    /** What docs/REDIS.md promises of this deployment (R8.11). */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return RedisTckSupport.CAPABILITIES;
     }
 }

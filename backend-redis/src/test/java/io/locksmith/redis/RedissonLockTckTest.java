@@ -1,18 +1,14 @@
 package io.locksmith.redis;
 
-import io.locksmith.LockClient;
-import io.locksmith.spi.LockProvider;
-import io.locksmith.spi.LockUri;
-import io.locksmith.spi.ProviderContext;
-import io.locksmith.tck.ListingTck;
-import io.locksmith.tck.LockTck;
-import io.locksmith.tck.RegistryTck;
+import io.locksmith.Capability;
+import io.locksmith.tck.StoreTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Nested;
+
+import java.util.Set;
 
 /** The full TCK on one redis-server through Redisson ({@code ?client=redisson}). */
-class RedissonLockTckTest extends LockTck {
+class RedissonLockTckTest extends StoreTck {
 
     static RedisServer server;
 
@@ -28,12 +24,7 @@ class RedissonLockTckTest extends LockTck {
         }
     }
 
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(storeUri());
-    }
-
-    /** The kit opens its own clients on this URI too: through its SPI fault injector, with a trace id source. */
+    /** Every client of the kits is opened on this URI, the kit's own through its SPI fault injector too. */
     @Override
     protected String storeUri() {
         return "redis://" + server.address() + "?client=redisson";
@@ -44,22 +35,9 @@ class RedissonLockTckTest extends LockTck {
         server.expireNow(lockName);
     }
 
-    /** The listing kit ({@link ListingTck}) on the same redis-server, started once for every kit of this class. */
-    @Nested
-    class Listing extends ListingTck {
-        @Override
-        protected LockClient newClient() {
-            return LockClient.open(storeUri());
-        }
-    }
-
-    /** The registry kit ({@link RegistryTck}) on the same redis-server. */
-    @Nested
-    class Registry extends RegistryTck {
-        @Override
-        protected LockProvider newProvider() {
-            return new RedisLockProviderFactory().create(LockUri.parse(storeUri()),
-                    new ProviderContext("test", (grant, reason, cause) -> { }));
-        }
+    /** What docs/REDIS.md promises of this deployment (R8.11). */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return RedisTckSupport.CAPABILITIES;
     }
 }

@@ -1,14 +1,14 @@
 package io.locksmith.redis;
 
-import io.locksmith.LockClient;
-import io.locksmith.tck.ListingTck;
-import io.locksmith.tck.LockTck;
+import io.locksmith.Capability;
+import io.locksmith.tck.StoreTck;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Nested;
+
+import java.util.Set;
 
 /** The full TCK on a Sentinel-monitored primary with a replica (Jedis). */
-class SentinelLockTckTest extends LockTck {
+class SentinelLockTckTest extends StoreTck {
 
     static SentinelGroup group;
 
@@ -24,12 +24,7 @@ class SentinelLockTckTest extends LockTck {
         }
     }
 
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(storeUri());
-    }
-
-    /** The kit opens its own clients on this URI too: through its SPI fault injector, with a trace id source. */
+    /** Every client of the kits is opened on this URI, the kit's own through its SPI fault injector too. */
     @Override
     protected String storeUri() {
         return group.uri();
@@ -40,12 +35,9 @@ class SentinelLockTckTest extends LockTck {
         group.currentPrimary().expireNow(lockName);
     }
 
-    /** The listing kit ({@link ListingTck}) on the same Sentinel group, started once for every kit of this class. */
-    @Nested
-    class Listing extends ListingTck {
-        @Override
-        protected LockClient newClient() {
-            return LockClient.open(storeUri());
-        }
+    /** What docs/REDIS.md promises of this deployment (R8.11). */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return RedisTckSupport.CAPABILITIES;
     }
 }

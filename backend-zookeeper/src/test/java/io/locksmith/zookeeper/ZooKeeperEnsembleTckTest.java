@@ -1,11 +1,14 @@
 package io.locksmith.zookeeper;
 
+import io.locksmith.Capability;
 import io.locksmith.LockClient;
 import io.locksmith.tck.LockTck;
 import io.locksmith.tck.TckTiming;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+
+import java.util.Set;
 
 /** The full TCK against a three-member in-JVM ZooKeeper ensemble. */
 class ZooKeeperEnsembleTckTest extends LockTck {
@@ -50,6 +53,12 @@ class ZooKeeperEnsembleTckTest extends LockTck {
     @Override
     protected void expireBehindClientsBack(String lockName) {
         admin.dropHolder(lockName);
+    }
+
+    /** What docs/ZOOKEEPER.md promises (R8.11). */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return ZooKeeperTckTest.CAPABILITIES;
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.locksmith.spi;
 
+import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Creates {@link LockProvider}s for URI schemes. Found with {@link java.util.ServiceLoader}: a backend jar
@@ -33,5 +35,34 @@ public interface LockProviderFactory {
      */
     default boolean validate(LockUri uri) {
         return false;
+    }
+
+    /**
+     * Hands out {@code provider} once {@code firstCheck} passed on it, for a {@link #create} that reaches the store
+     * before it returns (a probe, a schema check), so that an unreachable store fails at once. If the check throws,
+     * the provider is closed, so that no connection or thread outlives the failed {@code create}, and the check's
+     * failure is rethrown, with any failure of the close attached as suppressed.
+     * <pre>{@code
+     * return LockProviderFactory.closeOnFailure(new MyLockProvider(client, settings), MyLockProvider::probe);
+     * }</pre>
+     *
+     * @return {@code provider}
+     * @throws NullPointerException if {@code provider} or {@code firstCheck} is null
+     * @throws RuntimeException     what {@code firstCheck} threw, once the provider is closed
+     */
+    static <P extends LockProvider> P closeOnFailure(P provider, Consumer<? super P> firstCheck) {
+        Objects.requireNonNull(provider, "provider cannot be null");
+        Objects.requireNonNull(firstCheck, "firstCheck cannot be null");
+        try {
+            firstCheck.accept(provider);
+        } catch (RuntimeException e) {
+            try {
+                provider.close();
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+        return provider;
     }
 }

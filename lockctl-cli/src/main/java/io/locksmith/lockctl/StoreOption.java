@@ -8,11 +8,12 @@ final class StoreOption {
 
     @Option(names = "--uri", paramLabel = "URI",
             description = "Store URI, e.g. redis://127.0.0.1:6379, zookeeper://127.0.0.1:2181/locks, "
-                    + "etcd://127.0.0.1:2379. Default: -Dlocksmith.uri or $LOCKSMITH_URI.")
+                    + "etcd://127.0.0.1:2379. Default: -Dlocksmith.uri, $LOCKSMITH_URI, or locksmith.uri in a"
+                    + " locksmith.properties on the class path.")
     String uri;
 
     /**
-     * The URI given, or the one from the environment.
+     * The URI given, or the one {@link LockClient#fromEnvironment()} would open.
      *
      * @throws UsageException if none is set
      */
@@ -20,14 +21,7 @@ final class StoreOption {
         if (uri != null && !uri.isBlank()) {
             return uri;
         }
-        String fromProperty = System.getProperty(LockClient.SYSTEM_PROPERTY);
-        if (fromProperty != null && !fromProperty.isBlank()) {
-            return fromProperty;
-        }
-        String fromEnvironment = System.getenv(LockClient.ENV_VARIABLE);
-        if (fromEnvironment != null && !fromEnvironment.isBlank()) {
-            return fromEnvironment;
-        }
-        throw new UsageException("missing --uri (or set " + LockClient.ENV_VARIABLE + ")");
+        return LockClient.environmentUri().orElseThrow(() ->
+                new UsageException("missing --uri (or set " + LockClient.ENV_VARIABLE + ")"));
     }
 }

@@ -30,9 +30,13 @@ public abstract class RegistryTck {
     /** A new provider on the store under test; the kit closes it. */
     protected abstract LockProvider newProvider();
 
-    /** The shortest record TTL the store honours; etcd counts whole seconds. */
+    /**
+     * The TTL of the record that must go away: 300 ms, or the provider's {@link LockProvider#minimumTtl()} if that
+     * is longer (etcd counts whole seconds).
+     */
     protected Duration shortTtl() {
-        return Duration.ofMillis(300);
+        Duration kitDefault = Duration.ofMillis(300);
+        return provider.minimumTtl().compareTo(kitDefault) > 0 ? provider.minimumTtl() : kitDefault;
     }
 
     @BeforeEach

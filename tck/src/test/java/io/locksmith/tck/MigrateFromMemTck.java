@@ -1,8 +1,10 @@
 package io.locksmith.tck;
 
+import io.locksmith.Capability;
 import io.locksmith.LockClient;
 import io.locksmith.mem.MemStore;
 
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -27,5 +29,11 @@ class MigrateFromMemTck extends LockTck {
     @Override
     protected void expireBehindClientsBack(String lockName) {
         MemStore.named(oldStore).expire(lockName);
+    }
+
+    /** What mem:// promises, kept by the migrating provider (R8.11). */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return MemTck.CAPABILITIES;
     }
 }

@@ -1,5 +1,6 @@
 package io.locksmith.redis;
 
+import io.locksmith.spi.CallDeadline;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisSocketFactory;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -12,46 +13,22 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
- * One deadline for everything a provider call waits for over Jedis: the pooled connection, a connect, every read
- * (the script, its NOSCRIPT fallback, the handshake of a new connection). Jedis bounds each read by the socket
- * time-out on its own, so a call of several reads could last several time-outs; under a deadline every read
- * waits at most until the deadline. That makes the provider's {@code callTimeLimit()} a promise the transport
- * keeps, and lets the shared client call the provider on the caller's thread (no hand-off to another thread).
+ * Sockets for Jedis whose connect and reads end by the calling thread's {@link CallDeadline}: everything a provider
+ * call waits for over Jedis (the pooled connection, a connect, every read of the script, its NOSCRIPT fallback, the
+ * handshake of a new connection) then ends by one deadline. Jedis bounds each read by the socket time-out on its
+ * own, so a call of several reads could last several time-outs; under a deadline every read waits at most until
+ * the deadline. That makes the provider's {@code callTimeLimit()} a promise the transport keeps, and lets the shared
+ * client call the provider on the caller's thread (no hand-off to another thread).
  *
- * <p>The deadline is the calling thread's: threads without one (the pool's evictor, the subscriber) keep
- * Jedis' plain time-outs. Writes are not bounded: a lock command is a few hundred bytes, which the socket's send
- * buffer takes without waiting for the server.
+ * <p>Threads without a deadline (the pool's evictor, the subscriber) keep Jedis' plain time-outs. Writes are not
+ * bounded: a lock command is a few hundred bytes, which the socket's send buffer takes without waiting for the
+ * server.
  */
-final class CallDeadline {
+final class DeadlineSockets {
 
-    /** No deadline on this thread. */
-    private static final long NONE = Long.MIN_VALUE;
-    private static final ThreadLocal<long[]> DEADLINE = ThreadLocal.withInitial(() -> new long[] {NONE});
-
-    private CallDeadline() {
-    }
-
-    /**
-     * Runs {@code call} with every wait ending at most {@code limitNanos} from now. A call nested in another keeps
-     * the outer deadline.
-     */
-    static <T> T within(long limitNanos, Supplier<T> call) {
-        long[] deadline = DEADLINE.get();
-        if (deadline[0] != NONE) {
-            return call.get();
-        }
-        deadline[0] = System.nanoTime() + limitNanos;
-        if (deadline[0] == NONE) {
-            deadline[0]++;
-        }
-        try {
-            return call.get();
-        } finally {
-            deadline[0] = NONE;
-        }
+    private DeadlineSockets() {
     }
 
     /**
@@ -61,22 +38,15 @@ final class CallDeadline {
      * @throws SocketTimeoutException if the deadline has passed
      */
     static int remainingMillis(int cap) throws SocketTimeoutException {
-        long deadline = DEADLINE.get()[0];
-        if (deadline == NONE) {
+        if (!CallDeadline.isSet()) {
             return cap;
         }
-        long left = deadline - System.nanoTime();
+        long left = CallDeadline.remainingNanos(Long.MAX_VALUE);
         if (left <= 0) {
             throw new SocketTimeoutException("the call's deadline passed");
         }
         long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999));
         return cap <= 0 ? (int) Math.min(Integer.MAX_VALUE, millis) : (int) Math.min(cap, millis);
-    }
-
-    /** Nanoseconds left before this thread's deadline, or {@code cap} if it has none or more is left. */
-    static long remainingNanos(long cap) {
-        long deadline = DEADLINE.get()[0];
-        return deadline == NONE ? cap : Math.max(0, Math.min(cap, deadline - System.nanoTime()));
     }
 
     /** Plain TCP sockets (no TLS) whose connect and reads end by the calling thread's deadline. */
