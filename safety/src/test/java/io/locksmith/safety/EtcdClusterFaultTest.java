@@ -8,7 +8,7 @@ import java.util.Set;
  * the two others while its client stays connected to it (R9.9), and the leader frozen with SIGSTOP while its client
  * stays connected to it (R9.10).
  */
-class EtcdClusterFaultTest extends DeploymentFaultTck {
+class EtcdClusterFaultTest extends MinorityPartitionFaultTck {
 
     EtcdClusterFaultTest() {
         super(() -> new EtcdDeployment(3), EtcdDeployment.TIMING, Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
@@ -22,26 +22,6 @@ class EtcdClusterFaultTest extends DeploymentFaultTck {
     @Override
     protected void restartStoreNode() {
         restartNodeOfDeployment();
-    }
-
-    @Override
-    protected String minorityMemberUri() {
-        return deploymentForPartition().minorityMemberUri();
-    }
-
-    @Override
-    protected String majorityUri() {
-        return deploymentForPartition().majorityUri();
-    }
-
-    @Override
-    protected void isolateMinorityMember() {
-        deploymentForPartition().isolateMinorityMember();
-    }
-
-    @Override
-    protected void healMinorityMember() {
-        deploymentForPartition().healMinorityMember();
     }
 
     @Override
