@@ -81,13 +81,14 @@ class SentinelPartitionFaultTest extends LockFaultTck {
             return true;
         }
 
-        String uri() {
+        String uri(String client) {
             StringBuilder hosts = new StringBuilder();
             for (ServerProcess sentinel : sentinels) {
                 hosts.append(hosts.length() == 0 ? "" : ",").append("127.0.0.1:").append(sentinel.port());
             }
             // The default URI but for the lease: acquire and renew wait for one replica (WAIT).
-            return "redis-sentinel://" + hosts + "/" + MASTER + "?lease=" + LEASE.toMillis() + "ms&timeout=500ms";
+            return "redis-sentinel://" + hosts + "/" + MASTER + "?lease=" + LEASE.toMillis() + "ms&timeout=500ms&client="
+                    + client;
         }
 
         int primaryPortNamedBySentinels() {
@@ -109,6 +110,11 @@ class SentinelPartitionFaultTest extends LockFaultTck {
         }
     }
 
+    /** The Redis transport of every client the rules open ({@code client=} of the URI). */
+    protected String transport() {
+        return "jedis";
+    }
+
     private Deployment deployment() {
         if (deployment == null) {
             deployment = closeAfterRule(new Deployment());
@@ -118,18 +124,18 @@ class SentinelPartitionFaultTest extends LockFaultTck {
 
     @Override
     protected LockClient newClient() {
-        return LockClient.open(deployment().uri());
+        return LockClient.open(deployment().uri(transport()));
     }
 
     @Override
     protected String minorityMemberUri() {
-        return deployment().uri();
+        return deployment().uri(transport());
     }
 
     /** The same Sentinels: they lead the majority side to the promoted replica. */
     @Override
     protected String majorityUri() {
-        return deployment().uri();
+        return deployment().uri(transport());
     }
 
     /** The primary's replicas and Sentinels lose their links to it; the test's clients keep theirs. */
