@@ -16,8 +16,10 @@ import java.util.List;
  * ./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests      # every deployment, 60 s each
  * ./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests -Dsafety.args="--duration 30s redis-sentinel etcd-3"
  * </pre>
- * Arguments: {@code [--duration 60s] [--operations N] [--locks K] [--reports DIR] [deployment ...]}; with
- * {@code --operations} a run lasts until N lock-protected operations are done and the duration is only its cap;
+ * Arguments: {@code [--duration 60s] [--operations N] [--every-fault T] [--locks K] [--reports DIR] [deployment ...]};
+ * with {@code --operations} a run lasts until N lock-protected operations are done and the duration is only its cap;
+ * with {@code --every-fault} too, it also goes on until each fault the deployment supports completed T times
+ * ({@link SafetyRun#everyFault(int)});
  * with {@code --locks} the clients contend for K locks at once, each with its own fenced register (the operations
  * are their sum, drawn from one budget). Deployments:
  * {@link Deployments#names()}.
@@ -30,6 +32,7 @@ public final class SafetyMain {
     public static void main(String[] args) {
         Duration duration = Duration.ofSeconds(60);
         int operations = 0;
+        int everyFault = 0;
         int locks = 1;
         Path reports = Path.of("reports");
         List<String> names = new ArrayList<>();
@@ -37,6 +40,7 @@ public final class SafetyMain {
             switch (args[i]) {
                 case "--duration" -> duration = parseDuration(args[++i]);
                 case "--operations" -> operations = Integer.parseInt(args[++i]);
+                case "--every-fault" -> everyFault = Integer.parseInt(args[++i]);
                 case "--locks" -> locks = Integer.parseInt(args[++i]);
                 case "--reports" -> reports = Path.of(args[++i]);
                 default -> names.add(args[i]);
@@ -47,6 +51,7 @@ public final class SafetyMain {
         }
         String command = "./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests -Dsafety.args=\"--duration "
                 + duration.toSeconds() + "s" + (operations > 0 ? " --operations " + operations : "")
+                + (everyFault > 0 ? " --every-fault " + everyFault : "")
                 + (locks > 1 ? " --locks " + locks : "") + " %s\"";
         boolean allSafe = true;
         List<String> results = new ArrayList<>();
@@ -56,7 +61,7 @@ public final class SafetyMain {
         for (String name : names) {
             System.out.println("safety run on " + name + " for " + duration.toSeconds() + " s ...");
             try (Deployment deployment = Deployments.start(name)) {
-                SafetyRun run = SafetyRun.on(deployment).duration(duration).locks(locks);
+                SafetyRun run = SafetyRun.on(deployment).duration(duration).locks(locks).everyFault(everyFault);
                 SafetyReport report = (operations > 0 ? run.operations(operations) : run).run();
                 write(reports.resolve(name + ".md"), report.toMarkdown(String.format(command, name)));
                 write(reports.resolve(name + ".json"), report.toJson());

@@ -45,10 +45,13 @@ import java.util.function.BooleanSupplier;
 public final class SafetyRun {
 
     private static final Duration VICTIM_START = Duration.ofSeconds(30);
+    /** How the outcome of a fault that could not be completed begins. */
+    private static final String NOT_COMPLETED = "the fault could not be completed: ";
 
     private final Deployment deployment;
     private Duration duration = Duration.ofSeconds(60);
     private int operations;
+    private int everyFault;
     private int locks = 1;
 
     private SafetyRun(Deployment deployment) {
@@ -80,6 +83,20 @@ public final class SafetyRun {
             throw new IllegalArgumentException("operations must be positive, was " + operations);
         }
         this.operations = operations;
+        return this;
+    }
+
+    /**
+     * With {@link #operations(int)}: the run also goes on until every fault the deployment supports has completed at
+     * least {@code times} times (a failover once: it consumes the replica), so that a store fast enough to finish its
+     * operations in seconds still meets each of its faults; a fault that could not be completed (a victim JVM that
+     * never got the lock) does not count. The duration still caps the run. Default 0: the operations alone end it.
+     */
+    public SafetyRun everyFault(int times) {
+        if (times < 0) {
+            throw new IllegalArgumentException("times must not be negative, was " + times);
+        }
+        this.everyFault = times;
         return this;
     }
 
@@ -129,6 +146,11 @@ public final class SafetyRun {
         long staleHoldersNotTold;
         long doubleGrants;
         TcpProxies proxy;
+        /**
+         * The operations the workers may still start (failed attempts give theirs back). Unlimited while the faults
+         * of {@link #everyFault(int)} are still due, then cut to what is left of {@link #operations(int)}.
+         */
+        final AtomicInteger budget = new AtomicInteger(operations > 0 && everyFault == 0 ? operations : Integer.MAX_VALUE);
 
         Run() {
             for (int i = 0; i < locks; i++) {
@@ -152,7 +174,6 @@ public final class SafetyRun {
                 }
                 start = System.nanoTime();
                 // One budget for every lock: the run ends at the total, however it falls between the locks.
-                AtomicInteger budget = new AtomicInteger(operations > 0 ? operations : Integer.MAX_VALUE);
                 for (int i = 0; i < locks; i++) {
                     String name = lockNames.get(i);
                     FencedRegister fence = registers.get(i);
@@ -219,7 +240,13 @@ public final class SafetyRun {
             }
             boolean failOverDone = false;
             int round = 0;
+            boolean budgetCut = false;
             while (!workload.isDone() && remainingNanos() > timing.slack().multipliedBy(2).toNanos()) {
+                if (!budgetCut && operations > 0 && everyFault > 0 && everyFaultCompleted()) {
+                    // Every fault had its turns: from now on the operations end the run, counting those already done.
+                    budget.getAndUpdate(left -> Math.max(0, operations - (Integer.MAX_VALUE - left)));
+                    budgetCut = true;
+                }
                 Fault fault = schedule.get(round++ % schedule.size());
                 if (fault == Fault.FAILOVER) {
                     // A failover consumes the replica: once per run, after every other fault had its turn.
@@ -234,12 +261,24 @@ public final class SafetyRun {
                     FaultRecord record = inject(fault, at);
                     faults.add(record);
                 } catch (RuntimeException | AssertionError e) {
-                    faults.add(new FaultRecord(fault, at, millisSince(begun), "the fault could not be completed: "
+                    faults.add(new FaultRecord(fault, at, millisSince(begun), NOT_COMPLETED
                             + e.getMessage(), false));
                 }
                 // Let the workload run undisturbed for a while between faults.
                 pause(timing.shortLease().multipliedBy(2));
             }
+        }
+
+        /** Whether each fault of the deployment completed {@link #everyFault(int)} times (a failover once). */
+        private boolean everyFaultCompleted() {
+            for (Fault fault : deployment.faults()) {
+                long completed = faults.stream()
+                        .filter(f -> f.fault() == fault && !f.outcome().startsWith(NOT_COMPLETED)).count();
+                if (completed < (fault == Fault.FAILOVER ? Math.min(1, everyFault) : everyFault)) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private FaultRecord inject(Fault fault, long at) {

@@ -13,7 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A safety run over several locks: each lock has its own register, they share one operation budget, a violation anywhere counts. */
+/**
+ * A safety run over several locks: each lock has its own register, they share one operation budget, a violation anywhere
+ * counts; with {@code everyFault} the faults are met before the operations end the run.
+ */
 class SafetyRunLocksTest {
 
     @Test
@@ -26,6 +29,26 @@ class SafetyRunLocksTest {
             // One budget: the locks' operations add up to it exactly (mem:// never fails an attempt).
             assertEquals(300, report.locks().stream().mapToLong(WorkloadReport::operations).sum());
             assertEquals(300, report.workload().operations());
+            assertTrue(report.isSafe(), report.toMarkdown("test"));
+        }
+    }
+
+    /**
+     * A hundred operations take Redis well under a second, less than one fault; with {@code everyFault(1)} the run goes on
+     * until each of the deployment's faults has completed, and the operations end it only then.
+     */
+    @Test
+    void aFastStoreStillMeetsEveryFaultItSupports() {
+        try (Deployment redis = new RedisSingleDeployment()) {
+            SafetyReport report = SafetyRun.on(redis).locks(2).operations(100).everyFault(1)
+                    .duration(Duration.ofSeconds(120)).run();
+
+            for (Fault fault : redis.faults()) {
+                assertTrue(report.faults().stream().anyMatch(f -> f.fault() == fault
+                                && !f.outcome().startsWith("the fault could not be completed")),
+                        fault + " never completed: " + report.toMarkdown("test"));
+            }
+            assertTrue(report.workload().operations() >= 100, report.toMarkdown("test"));
             assertTrue(report.isSafe(), report.toMarkdown("test"));
         }
     }
