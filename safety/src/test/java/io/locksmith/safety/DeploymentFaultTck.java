@@ -28,8 +28,9 @@ abstract class DeploymentFaultTck extends LockFaultTck {
      * @param deploy  starts the deployment
      * @param timing  the deployment's timing ({@link Deployment#timing()}, known before it starts)
      * @param faults  the faults whose rules run here: {@code HOLDER_KILL} for R9.1 to R9.3 (victim JVMs),
-     *                {@code CLIENT_PARTITION} for R9.4 and R9.5 (proxy); node kills and failovers are switched
-     *                on by overriding {@link #killStoreNode()} and {@link #failOver()}
+     *                {@code CLIENT_PARTITION} for R9.4 and R9.5 (proxy); node kills are switched on by
+     *                extending {@link NodeKillFaultTck} (or overriding {@link #killStoreNode()}), failovers by
+     *                overriding {@link #failOver()}, minority partitions by extending {@link MinorityPartitionFaultTck}
      */
     DeploymentFaultTck(Supplier<Deployment> deploy, TckTiming timing, Set<Fault> faults) {
         this.deploy = Objects.requireNonNull(deploy);

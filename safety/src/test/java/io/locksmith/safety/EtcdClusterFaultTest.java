@@ -15,16 +15,6 @@ class EtcdClusterFaultTest extends MinorityPartitionFaultTck {
     }
 
     @Override
-    protected void killStoreNode() {
-        killNodeOfDeployment();
-    }
-
-    @Override
-    protected void restartStoreNode() {
-        restartNodeOfDeployment();
-    }
-
-    @Override
     protected void freezeMember() {
         deploymentForPartition().freezeMember();
     }

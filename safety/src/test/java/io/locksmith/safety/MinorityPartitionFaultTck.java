@@ -7,9 +7,10 @@ import java.util.function.Supplier;
 
 /**
  * The fault kit on a deployment whose {@link Deployment} can cut a client's side from the majority (rule R9.9): the
- * four hooks of a minority partition are the deployment's own. A subclass adds what else its deployment survives.
+ * four hooks of a minority partition are the deployment's own, as are the node kill and restart (R9.6) of
+ * {@link NodeKillFaultTck}: every such deployment also survives the loss of one node.
  */
-abstract class MinorityPartitionFaultTck extends DeploymentFaultTck {
+abstract class MinorityPartitionFaultTck extends NodeKillFaultTck {
 
     MinorityPartitionFaultTck(Supplier<Deployment> deploy, TckTiming timing, Set<Fault> faults) {
         super(deploy, timing, faults);

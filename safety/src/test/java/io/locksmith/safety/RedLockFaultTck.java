@@ -18,16 +18,6 @@ abstract class RedLockFaultTck extends MinorityPartitionFaultTck {
         super(() -> new RedLockDeployment(primaries), TckTiming.defaults(), Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
-    @Override
-    protected void killStoreNode() {
-        killNodeOfDeployment();
-    }
-
-    @Override
-    protected void restartStoreNode() {
-        restartNodeOfDeployment();
-    }
-
     /** The lease running out on the primaries the holder's client was cut from, then the majority's acquire. */
     @Override
     protected Duration minorityPartitionBound() {

@@ -12,7 +12,7 @@ import java.util.Set;
  * both data nodes (R9.4) or losing a reply (R9.5), Redisson reaching each node through its proxy by the URI's
  * {@code natMap} (Redisson's {@code NatMapper}), and the primary killed under contention (R9.6).
  */
-class RedisSentinelRedissonFaultTest extends DeploymentFaultTck {
+class RedisSentinelRedissonFaultTest extends NodeKillFaultTck {
 
     RedisSentinelRedissonFaultTest() {
         super(() -> new RedisSentinelDeployment(1, "redisson"), TckTiming.defaults(),
@@ -27,16 +27,6 @@ class RedisSentinelRedissonFaultTest extends DeploymentFaultTck {
     @Override
     protected String victimUri() {
         return super.victimUri().replace(RedisSingleDeployment.TIMEOUT, "timeout=2s");
-    }
-
-    @Override
-    protected void killStoreNode() {
-        killNodeOfDeployment();
-    }
-
-    @Override
-    protected void restartStoreNode() {
-        restartNodeOfDeployment();
     }
 
     @Override

@@ -12,7 +12,7 @@ import java.util.Set;
  * proxy per node through {@code natMap}), and the primary killed under contention (R9.6), which this deployment is
  * built to survive: Sentinel promotes the replica, which has every grant a client was told of.
  */
-class RedisSentinelWaitFaultTest extends DeploymentFaultTck {
+class RedisSentinelWaitFaultTest extends NodeKillFaultTck {
 
     /** Where the minority partition and the frozen primary run on Sentinel with {@code waitReplicas=1}, and why there. */
     static final Map<FaultRule, String> PARTITIONS_IN_BACKEND_REDIS = Map.of(
@@ -26,16 +26,6 @@ class RedisSentinelWaitFaultTest extends DeploymentFaultTck {
 
     RedisSentinelWaitFaultTest() {
         super(() -> new RedisSentinelDeployment(1), TckTiming.defaults(), Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
-    }
-
-    @Override
-    protected void killStoreNode() {
-        killNodeOfDeployment();
-    }
-
-    @Override
-    protected void restartStoreNode() {
-        restartNodeOfDeployment();
     }
 
     @Override
