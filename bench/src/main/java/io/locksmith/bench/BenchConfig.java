@@ -43,6 +43,11 @@ record BenchConfig(Duration warmup, Duration measure, int contenders, Duration h
                 maxWait);
     }
 
+    BenchConfig withContention(Duration newHold, Duration newThinkMax) {
+        return new BenchConfig(warmup, measure, contenders, newHold, newThinkMax, manyThreads, names, renewalLocks,
+                renewalHold, renewalLease, maxWait);
+    }
+
     BenchConfig withTimes(Duration newWarmup, Duration newMeasure) {
         return new BenchConfig(newWarmup, newMeasure, contenders, hold, thinkMax, manyThreads, names, renewalLocks, renewalHold,
                 renewalLease, maxWait);

@@ -56,6 +56,8 @@ public final class BenchMain {
         environment.put("command", "java -jar bench/target/locksmith-bench.jar " + options.commandLine());
         environment.put("mode", options.quick() ? "quick" : "full");
         environment.put("config", options.config().toString());
+        environment.put(Report.CONTENDED_HOLD, options.config().hold().toMillis() + " ms");
+        environment.put(Report.CONTENDED_THINK, options.config().thinkMax().toMillis() + " ms");
         environment.put("cpus", Integer.toString(Runtime.getRuntime().availableProcessors()));
         String jvmArguments = String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments());
         environment.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.version")

@@ -13,7 +13,8 @@ import java.util.Set;
  * <pre>
  * java -jar bench/target/locksmith-bench.jar [--quick] [--runs 3] [--stores redis,zookeeper,etcd,postgres,mem,sentinel]
  *     [--scenarios uncontended,contended,many-names,renewal] [--only TEXT] [--warmup 2s] [--measure 5s]
- *     [--renewal-hold 60s] [--renewal-lease 30s] [--renewal-locks 10000] [--out bench/results]
+ *     [--contended-hold 1ms] [--contended-think 20ms] [--renewal-hold 60s] [--renewal-lease 30s]
+ *     [--renewal-locks 10000] [--out bench/results]
  *     [--update-doc docs/PERFORMANCE.md]
  * </pre>
  */
@@ -29,6 +30,9 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
               --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
               --warmup D / --measure D   per subject and scenario, e.g. 2s, 500ms
+              --contended-hold D         how long a contended holder keeps the lock (default 1ms)
+              --contended-think D        a contended thread's other work between two needs of the lock, random
+                                         up to this (default 20ms); 0ms with a 0ms hold: the lock is the bottleneck
               --renewal-hold D           how long the renewal scenario holds its locks (full 60s, quick 12s)
               --renewal-lease D          lease (watchdog timeout, TTL) of the renewed locks (full 30s, quick 6s)
               --renewal-locks N          locks held in the renewal scenario (default 10000)
@@ -49,6 +53,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         Duration renewalHold = null;
         Duration renewalLease = null;
         Integer renewalLocks = null;
+        Duration contendedHold = null;
+        Duration contendedThink = null;
         int runs = 3;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -60,6 +66,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 case "--only" -> only = value(args, ++i, arg).toLowerCase(Locale.ROOT);
                 case "--warmup" -> warmup = duration(value(args, ++i, arg), arg);
                 case "--measure" -> measure = duration(value(args, ++i, arg), arg);
+                case "--contended-hold" -> contendedHold = durationOrZero(value(args, ++i, arg), arg);
+                case "--contended-think" -> contendedThink = durationOrZero(value(args, ++i, arg), arg);
                 case "--renewal-hold" -> renewalHold = duration(value(args, ++i, arg), arg);
                 case "--renewal-lease" -> renewalLease = duration(value(args, ++i, arg), arg);
                 case "--renewal-locks" -> renewalLocks = positiveInt(value(args, ++i, arg), arg);
@@ -70,6 +78,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         }
         BenchConfig config = quick ? BenchConfig.quick() : BenchConfig.full();
         config = config.withTimes(warmup == null ? config.warmup() : warmup, measure == null ? config.measure() : measure);
+        config = config.withContention(contendedHold == null ? config.hold() : contendedHold,
+                contendedThink == null ? config.thinkMax() : contendedThink);
         config = config.withRenewal(renewalHold == null ? config.renewalHold() : renewalHold,
                 renewalLease == null ? config.renewalLease() : renewalLease,
                 renewalLocks == null ? config.renewalLocks() : renewalLocks);
@@ -155,6 +165,11 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(option + " takes a duration such as 500ms, 20s or 1m, was '" + text + "'", e);
         }
+    }
+
+    /** A duration as {@link #duration} takes it, or zero ({@code 0ms}, {@code 0s}, {@code 0}). */
+    static Duration durationOrZero(String text, String option) {
+        return text.strip().matches("0+(ms|s|m)?") ? Duration.ZERO : duration(text, option);
     }
 
     private static int positiveInt(String text, String option) {

@@ -54,6 +54,10 @@ final class Report {
     /** One report per run when there were several, else empty. */
     private final List<Report> runs;
 
+    /** The environment entries that say how long a contended holder holds and thinks (the contended scenario's text). */
+    static final String CONTENDED_HOLD = "contended hold";
+    static final String CONTENDED_THINK = "contended think time (random, up to)";
+
     Report(List<Result> results, Map<String, String> environment) {
         this(results, environment, List.of());
     }
@@ -195,7 +199,11 @@ final class Report {
             }
         }
         for (Scenario scenario : List.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.MANY_NAMES, Scenario.RENEWAL)) {
-            md.append("\n## ").append(capitalize(scenario.title())).append("\n\n").append(capitalize(scenario.description()))
+            String description = scenario == Scenario.CONTENDED
+                    ? scenario.description().formatted(environment.getOrDefault(CONTENDED_HOLD, "1 ms"),
+                            environment.getOrDefault(CONTENDED_THINK, "20 ms"))
+                    : scenario.description();
+            md.append("\n## ").append(capitalize(scenario.title())).append("\n\n").append(capitalize(description))
                     .append(". Ratios (×) divide by the row marked *baseline*.\n");
             for (Store store : Store.values()) {
                 List<Result> rows = results.stream().filter(r -> r.scenario() == scenario && r.store() == store).toList();

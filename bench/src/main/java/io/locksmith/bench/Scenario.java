@@ -4,7 +4,7 @@ package io.locksmith.bench;
 enum Scenario {
     ROUND_TRIP("store round trip", "one request on the raw client: the unit handoffs are judged in"),
     UNCONTENDED("uncontended", "one thread, one client: acquire + release of a free lock"),
-    CONTENDED("contended", "8 threads, one client each (as 8 processes), on one lock, each holding it 1 ms, then working 0-20 ms (random) before it needs it again; handoff = from the start of a release to the acquire of a thread that was waiting"),
+    CONTENDED("contended", "8 threads, one client each (as 8 processes), on one lock, each holding it %s, then working 0-%s (random) before it needs it again; handoff = from the start of a release to the acquire of a thread that was waiting"),
     MANY_NAMES("many names", "32 threads on one client over 10,000 names, random name per operation"),
     RENEWAL("renewal", "one client holding many auto-renewed locks: store requests/s, client CPU, retained heap");
 

@@ -40,6 +40,18 @@ class BenchOptionsTest {
     }
 
     @Test
+    void theContendedHoldAndThinkTimeMayBeZero() {
+        BenchOptions saturated = BenchOptions.parse("--contended-hold", "0ms", "--contended-think", "0");
+        assertEquals(Duration.ZERO, saturated.config().hold());
+        assertEquals(Duration.ZERO, saturated.config().thinkMax());
+        BenchOptions defaults = BenchOptions.parse();
+        assertEquals(Duration.ofMillis(1), defaults.config().hold());
+        assertEquals(Duration.ofMillis(20), defaults.config().thinkMax());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--contended-think", "-5ms"))
+                .getMessage().contains("--contended-think"));
+    }
+
+    @Test
     void badOptionsAreNamed() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--fast"))
                 .getMessage().contains("unknown option '--fast'"));
