@@ -1,5 +1,6 @@
 package io.locksmith.zookeeper;
 
+import io.locksmith.tck.server.ZooKeeperEnsembles;
 import io.locksmith.Capability;
 import io.locksmith.LockClient;
 import io.locksmith.tck.LockTck;
@@ -18,7 +19,7 @@ class ZooKeeperEnsembleTckTest extends LockTck {
 
     @BeforeAll
     static void startEnsemble() throws Exception {
-        cluster = new TestingCluster(3);
+        cluster = ZooKeeperEnsembles.of(3);
         cluster.start();
         admin = new ZooKeeperAdmin(cluster.getConnectString(), ZooKeeperSettings.DEFAULT_BASE_PATH);
     }

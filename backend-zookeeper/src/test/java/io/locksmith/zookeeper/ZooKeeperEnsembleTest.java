@@ -1,5 +1,6 @@
 package io.locksmith.zookeeper;
 
+import io.locksmith.tck.server.ZooKeeperEnsembles;
 import io.locksmith.Lease;
 import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockClient;
@@ -40,7 +41,7 @@ class ZooKeeperEnsembleTest {
 
     @BeforeEach
     void startEnsemble() throws Exception {
-        cluster = new TestingCluster(3);
+        cluster = ZooKeeperEnsembles.of(3);
         cluster.start();
     }
 

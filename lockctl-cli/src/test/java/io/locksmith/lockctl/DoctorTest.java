@@ -1,5 +1,6 @@
 package io.locksmith.lockctl;
 
+import io.locksmith.tck.server.ZooKeeperEnsembles;
 import io.locksmith.tck.server.ServerProcess;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -198,7 +199,7 @@ class DoctorTest {
 
     @Test
     void zooKeeperShowsTickTimesSyncLimitAgainstTheSessionTimeout() throws Exception {
-        try (TestingCluster ensemble = new TestingCluster(3)) {
+        try (TestingCluster ensemble = ZooKeeperEnsembles.of(3)) {
             ensemble.start();
             Run run = Run.lockctl("doctor", "--uri", "zookeeper://" + ensemble.getConnectString() + "/locks",
                     "--read-only");

@@ -1,5 +1,6 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.server.ZooKeeperEnsembles;
 import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.TckTiming;
 import org.apache.curator.test.InstanceSpec;
@@ -26,7 +27,7 @@ public final class ZooKeeperEnsembleDeployment implements Deployment {
     private InstanceSpec killed;
 
     public ZooKeeperEnsembleDeployment() {
-        cluster = new TestingCluster(3);
+        cluster = ZooKeeperEnsembles.of(3);
         try {
             cluster.start();
         } catch (Exception e) {
