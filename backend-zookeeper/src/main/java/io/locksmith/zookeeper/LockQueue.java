@@ -95,9 +95,9 @@ final class LockQueue {
     }
 
     /**
-     * Removes, from the queue and from the store, the owner's nodes other than {@code node}. Curator retries a
-     * create whose answer was lost with the connection, and the first attempt may have succeeded: that orphan
-     * has the owner's name, sits ahead of the owner's real node, and would make the owner wait for itself.
+     * Removes, from the queue and from the store, the owner's nodes other than {@code node}. A create whose answer
+     * was lost with the connection is sent again ({@link #createAndRead}), and the first one may have succeeded: that
+     * orphan has the owner's name, sits ahead of the owner's real node, and would make the owner wait for itself.
      */
     List<String> withoutOrphansOf(Owner owner, String node, List<String> queue) {
         String prefix = LockPaths.ownerPrefix(owner.id());
