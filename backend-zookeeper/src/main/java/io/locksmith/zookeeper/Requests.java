@@ -153,7 +153,7 @@ final class Requests {
         return answer;
     }
 
-    /** Creates every missing node of {@code path} as a container, as Curator's {@code creatingParentContainersIfNeeded}. */
+    /** Creates each missing node of {@code path} as a container (Curator: creatingParentContainersIfNeeded). */
     void createContainers(String path) throws Exception {
         // Sent together: each create is served in order, and one that finds its node there already is harmless.
         CompletableFuture<String> last = null;
