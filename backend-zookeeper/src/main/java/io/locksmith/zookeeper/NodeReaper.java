@@ -7,7 +7,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -36,51 +35,39 @@ final class NodeReaper {
     private static final long DELETE_RETRY_MILLIS = 500;
 
     private final CuratorFramework curator;
+    private final Requests requests;
     private final ScheduledExecutorService timers;
     /** Nodes to delete that the server has not confirmed deleted yet (sent while the connection was down). */
     private final Set<String> pendingDeletes = ConcurrentHashMap.newKeySet();
 
-    NodeReaper(CuratorFramework curator, ScheduledExecutorService timers) {
+    NodeReaper(CuratorFramework curator, Requests requests, ScheduledExecutorService timers) {
         this.curator = curator;
+        this.requests = requests;
         this.timers = timers;
     }
 
+    /** Deletes a node and waits for it, within the call's deadline ({@link Requests}). */
     void deleteIfExists(String path) throws Exception {
         try {
-            curator.delete().forPath(path);
+            requests.retrying(() -> requests.delete(path), "delete " + path, null);
         } catch (KeeperException.NoNodeException ignored) {
             // gone already
         }
     }
 
     /**
-     * Deletes a node and waits for it; if the store cannot be reached, the deletion is left to
-     * {@link #deleteInBackground}, so the node goes as soon as the connection is back, or with its session.
+     * Deletes a node and waits for it, within the call's deadline; if the store cannot be reached in time, the
+     * deletion is left to {@link #deleteInBackground}, so the node goes as soon as the connection is back, or with
+     * its session. An interrupt does not cut it short (the wait rides it out, {@link Requests#await}).
      */
     void deleteNow(String path) {
         try {
-            uninterruptibly(() -> curator.delete().forPath(path));
+            deleteIfExists(path);
         } catch (KeeperException.NoNodeException ignored) {
             // gone already
         } catch (Exception e) {
             LOG.debug("deleting {} failed; trying again in the background", path, e);
             deleteInBackground(path);
-        }
-    }
-
-    /**
-     * Runs a clean-up step to its end even when the thread is interrupted: a cancelled wait must not leave
-     * its queue node behind because the interrupt that cancelled it also aborted the delete. The interrupt
-     * flag is set again afterwards, for the caller.
-     */
-    static <T> T uninterruptibly(Callable<T> step) throws Exception {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return step.call();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 

@@ -5,6 +5,7 @@ import io.locksmith.LockInfo;
 import io.locksmith.LockInterruptedException;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.CallDeadline;
 import io.locksmith.Capability;
 import io.locksmith.spi.Grant;
 import io.locksmith.spi.LockProvider;
@@ -12,7 +13,6 @@ import io.locksmith.spi.Owner;
 import io.locksmith.spi.ProviderContext;
 import io.locksmith.spi.Registry;
 import io.locksmith.spi.RenewRequest;
-import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException;
@@ -32,12 +32,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -69,6 +67,7 @@ final class ZooKeeperLockProvider implements LockProvider {
     private static final int MAX_RECREATIONS = 5;
 
     private final CuratorFramework curator;
+    private final Requests requests;
     private final ZooKeeperSettings settings;
     private final LockPaths paths;
     private final HeldNodes held;
@@ -105,10 +104,11 @@ final class ZooKeeperLockProvider implements LockProvider {
             return thread;
         });
         this.timers.setRemoveOnCancelPolicy(true);
-        this.reaper = new NodeReaper(curator, timers);
+        this.requests = new Requests(curator, settings.connectionTimeout(), settings.describe());
+        this.reaper = new NodeReaper(curator, requests, timers);
         this.held = new HeldNodes(context.lossListener(), reaper::deleteInBackground);
         this.watches = new QueueWatches(paths, held);
-        this.lockQueue = new LockQueue(curator, paths, reaper);
+        this.lockQueue = new LockQueue(requests, paths, reaper);
         this.registry = new ZooKeeperRegistry(curator, settings.basePath(), settings.describe(),
                 this::currentSessionIdOrZero);
         this.disconnectedAt = connectingSince;
@@ -122,6 +122,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
+        return requests.within(() -> tryAcquireOnce(request));
+    }
+
+    private Optional<Grant> tryAcquireOnce(AcquireRequest request) {
         String name = request.name();
         Owner owner = request.owner();
         String lockPath = paths.lockPath(name);
@@ -139,12 +143,16 @@ final class ZooKeeperLockProvider implements LockProvider {
                 node = null;
             }
             for (int recreations = 0; recreations <= MAX_RECREATIONS; ) {
+                List<String> children;
                 if (node == null) {
                     nodeStat = new Stat();
-                    node = lockQueue.create(name, owner, nodeStat);
+                    LockQueue.Created created = lockQueue.createAndRead(name, owner, nodeStat);
+                    node = created.node();
+                    children = created.children();
+                } else {
+                    children = lockQueue.children(lockPath);
                 }
-                List<String> queue = lockQueue.withoutOrphansOf(owner, node,
-                        LockPaths.queue(lockQueue.children(lockPath)));
+                List<String> queue = lockQueue.withoutOrphansOf(owner, node, LockPaths.queue(children));
                 int place = queue.indexOf(LockPaths.nodeName(node));
                 if (place < 0) {
                     // Deleted behind our back (session expiry, an operator): queue again at the end.
@@ -191,7 +199,8 @@ final class ZooKeeperLockProvider implements LockProvider {
                     return Optional.empty();
                 }
                 String predecessor = lockPath + "/" + queue.get(place - 1);
-                if (curator.checkExists().usingWatcher(watches.predecessorWatcher()).forPath(predecessor) == null) {
+                if (requests.retrying(() -> requests.exists(predecessor, watches.predecessorWatcher()),
+                        "acquire", name) == null) {
                     continue; // it went between the two reads: look again
                 }
                 // An attempt that outlives its cancelled wait keeps its node here too: the shared client cancels it
@@ -225,21 +234,25 @@ final class ZooKeeperLockProvider implements LockProvider {
      * again.
      */
     private void watchHeldNode(String node) throws Exception {
-        curator.checkExists().usingWatcher(watches.heldNodeWatcher()).inBackground((client, event) -> {
-            if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+        requests.exists(node, watches.heldNodeWatcher()).whenComplete((stat, failure) -> {
+            if (failure == null && stat == null) {
                 held.lose(node, "the lock node " + node + " was deleted behind the holder's back (its session"
                         + " expired, or an operator removed it)", null);
-            } else if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
+            } else if (failure != null) {
                 LOG.debug("setting the watch on held node {} failed ({}); the next renewal checks it", node,
-                        KeeperException.Code.get(event.getResultCode()));
+                        failure.toString());
             }
-        }).forPath(node);
+        });
     }
 
     // ---------------------------------------------------------------- renew and release
 
     @Override
     public boolean renew(Grant grant, Duration ttl) {
+        return requests.within(() -> renewOnce(grant));
+    }
+
+    private boolean renewOnce(Grant grant) {
         HeldNodes.HeldNode node = held.get(path(grant));
         if (node == null) {
             return false;
@@ -248,7 +261,8 @@ final class ZooKeeperLockProvider implements LockProvider {
             // Through the leader first: a member cut from the quorum answers reads from its stale state.
             syncWithLeader(node.path());
             // Re-arming the watch costs nothing (one registration per watcher and node).
-            Stat stat = curator.checkExists().usingWatcher(watches.heldNodeWatcher()).forPath(node.path());
+            Stat stat = requests.retrying(() -> requests.exists(node.path(), watches.heldNodeWatcher()), "renew",
+                    grant.name());
             return confirm(node, stat, sessionId());
         } catch (Exception e) {
             throw storeFailure(grant.name(), "renew", e);
@@ -260,10 +274,14 @@ final class ZooKeeperLockProvider implements LockProvider {
      * 3.6+): the same checks as {@link #renew}, for a whole client's locks in two round trips, without a write.
      */
     @Override
-    public List<Boolean> renewAll(List<RenewRequest> requests) {
-        if (requests.size() < 2) {
-            return LockProvider.super.renewAll(requests);
+    public List<Boolean> renewAll(List<RenewRequest> renewals) {
+        if (renewals.size() < 2) {
+            return LockProvider.super.renewAll(renewals);
         }
+        return this.requests.within(() -> renewAllOnce(renewals));
+    }
+
+    private List<Boolean> renewAllOnce(List<RenewRequest> requests) {
         List<HeldNodes.HeldNode> nodes = new ArrayList<>(requests.size());
         List<Op> reads = new ArrayList<>(requests.size());
         for (RenewRequest request : requests) {
@@ -305,16 +323,8 @@ final class ZooKeeperLockProvider implements LockProvider {
     }
 
     private List<OpResult> multiRead(List<Op> reads) throws Exception {
-        return RetryLoop.callWithRetry(curator.getZookeeperClient(), () -> {
-            try {
-                return curator.getZookeeperClient().getZooKeeper().multi(reads);
-            } catch (KeeperException e) {
-                if (e.getResults() != null && e.getResults().size() == reads.size()) {
-                    return e.getResults(); // a node is missing: its result says so, the others are still good
-                }
-                throw e;
-            }
-        });
+        // A missing node's result says so; the others are still good.
+        return requests.retrying(() -> requests.multiRead(reads), "renew", null);
     }
 
     /** The renewal check: the node exists, in the session that created it, which is still ours. */
@@ -330,6 +340,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public boolean release(Grant grant) {
+        return requests.within(() -> releaseOnce(grant));
+    }
+
+    private boolean releaseOnce(Grant grant) {
         String path = path(grant);
         if (path == null) {
             releaseAmbiguous(grant.name(), grant.owner());
@@ -344,11 +358,26 @@ final class ZooKeeperLockProvider implements LockProvider {
         }
         try {
             // The path holds the owner id, and owner ids are never reused: deleting it cannot hit another
-            // holder's node. Leases are often closed in a finally block of an interrupted thread: release anyway.
-            NodeReaper.uninterruptibly(() -> curator.delete().forPath(path));
+            // holder's node. Leases are often closed in a finally block of an interrupted thread: release anyway
+            // (the wait rides out the interrupt).
+            boolean resent = false;
+            while (true) {
+                try {
+                    requests.await(requests.delete(path), "release", grant.name());
+                    break;
+                } catch (KeeperException.NoNodeException e) {
+                    if (!resent) {
+                        return false;
+                    }
+                    break; // the first delete, whose answer was lost with the connection, may have done it
+                } catch (KeeperException e) {
+                    if (!requests.pauseBeforeRetry(e)) {
+                        throw e;
+                    }
+                    resent = true;
+                }
+            }
             return sessionId() == node.sessionId();
-        } catch (KeeperException.NoNodeException e) {
-            return false;
         } catch (Exception e) {
             reaper.deleteInBackground(path);
             throw storeFailure(grant.name(), "release", e);
@@ -357,6 +386,13 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
+        requests.within(() -> {
+            releaseAmbiguousOnce(name, owner);
+            return null;
+        });
+    }
+
+    private void releaseAmbiguousOnce(String name, Owner owner) {
         // An attempt of this owner may still be under way (cut short by the caller's bound, it goes on in the
         // background) and may queue a node after the clean-up below: the shared client cleans up again when it ends.
         QueuedNode waiting = waitingNodes.remove(owner.id());
@@ -371,7 +407,7 @@ final class ZooKeeperLockProvider implements LockProvider {
         String prefix = LockPaths.ownerPrefix(owner.id());
         try {
             // Often called after an interrupted acquire, whose create may have reached the server all the same.
-            List<String> children = NodeReaper.uninterruptibly(() -> lockQueue.children(lockPath));
+            List<String> children = lockQueue.children(lockPath);
             for (String child : children) {
                 if (child.startsWith(prefix)) {
                     reaper.deleteNow(lockPath + "/" + child);
@@ -386,7 +422,10 @@ final class ZooKeeperLockProvider implements LockProvider {
     public void cancel(String name, Owner owner) {
         QueuedNode node = waitingNodes.remove(owner.id());
         if (node != null) {
-            reaper.deleteNow(node.path());
+            requests.within(() -> {
+                reaper.deleteNow(node.path());
+                return null;
+            });
         }
     }
 
@@ -394,6 +433,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
+        return requests.within(() -> inspectOnce(name));
+    }
+
+    private Optional<LockInfo> inspectOnce(String name) {
         try {
             // A member answers reads from its own copy, which may lag the leader: without the sync, an ensemble
             // member could show a lock another client was granted a moment ago as free (R8.3, R8.5).
@@ -406,6 +449,10 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public List<LockInfo> list(String prefix) {
+        return requests.within(() -> listOnce(prefix));
+    }
+
+    private List<LockInfo> listOnce(String prefix) {
         List<LockInfo> listed = new ArrayList<>();
         try {
             for (String name : lockQueue.namesStartingWith(prefix)) {
@@ -501,13 +548,11 @@ final class ZooKeeperLockProvider implements LockProvider {
         zk.sync(path, (rc, p, ctx) -> answer.complete(rc), null);
         int rc;
         try {
-            rc = answer.get(settings.connectionTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
+            rc = requests.await(answer, "sync", null);
+        } catch (LockStoreException e) {
             throw new LockStoreException(null, describe() + ": no answer through the ZooKeeper leader within "
                     + settings.connectionTimeout().toMillis() + " ms (connectionTimeout): the member this client"
                     + " talks to may be cut off from the quorum", e);
-        } catch (ExecutionException e) {
-            throw new LockStoreException(null, describe() + ": sync failed: " + e.getCause(), e.getCause());
         }
         if (rc != KeeperException.Code.OK.intValue()) {
             throw KeeperException.create(KeeperException.Code.get(rc), path);
@@ -524,21 +569,32 @@ final class ZooKeeperLockProvider implements LockProvider {
      * @return false if the proof did not come in time
      */
     private boolean awaitSessionProof(long session) throws Exception {
-        long giveUpAt = System.nanoTime() + settings.connectionTimeout().toNanos();
+        if (proof.deadline(session) - System.nanoTime() > 0) {
+            return true; // the usual case
+        }
+        long giveUpAt = System.nanoTime() + CallDeadline.remainingNanos(settings.connectionTimeout().toNanos());
         long pause = Math.max(TimeUnit.MILLISECONDS.toNanos(10), negotiatedTimeoutNanos() / 12);
-        while (proof.deadline(session) - System.nanoTime() <= 0) {
-            if (System.nanoTime() - giveUpAt >= 0) {
-                return false;
-            }
-            syncWithLeader("/");
-            if (proof.deadline(session) - System.nanoTime() <= 0) {
-                LockSupport.parkNanos(pause); // the next contact must come later to count
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while proving the ZooKeeper session alive");
+        // Within the call's deadline an interrupt does not end the wait: the caller sees it when the call returns.
+        boolean interrupted = false;
+        try {
+            while (proof.deadline(session) - System.nanoTime() <= 0) {
+                if (System.nanoTime() - giveUpAt >= 0) {
+                    return false;
+                }
+                syncWithLeader("/");
+                if (proof.deadline(session) - System.nanoTime() <= 0) {
+                    interrupted |= Thread.interrupted();
+                    // the next contact must come later to count
+                    LockSupport.parkNanos(Math.min(pause, Math.max(0, giveUpAt - System.nanoTime())));
+                    interrupted |= Thread.interrupted();
                 }
             }
+            return true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        return true;
     }
 
     /**
@@ -652,13 +708,24 @@ final class ZooKeeperLockProvider implements LockProvider {
         return Optional.of(registry);
     }
 
-    /**
-     * The URI's {@code connectionTimeout} (default 5 s), which Curator applies per operation; its retries could
-     * stretch one call well beyond it while the server is gone, so the client stops waiting after this.
-     */
+    /** The URI's {@code connectionTimeout} (default 5 s). */
     @Override
     public Duration commandTimeout() {
         return settings.connectionTimeout();
+    }
+
+    /**
+     * The URI's {@code connectionTimeout}: every call the shared client makes (acquire, cancel, release,
+     * {@code releaseAmbiguous}, renew, inspect, list) runs under one deadline of that length
+     * ({@link CallDeadline#within}), whatever number of requests it sends. Its requests go through the ZooKeeper
+     * client's asynchronous API and are awaited for what is left of the deadline ({@link Requests}): no Curator retry
+     * loop, no wait on the connection or on an answer outlasts it; a request whose connection was lost is sent again
+     * only while the deadline allows. The client then calls on the caller's thread: handing each call to a pool
+     * thread cost two thread wake-ups per call (docs/PERFORMANCE.md).
+     */
+    @Override
+    public Optional<Duration> callTimeLimit() {
+        return Optional.of(settings.connectionTimeout());
     }
 
     @Override

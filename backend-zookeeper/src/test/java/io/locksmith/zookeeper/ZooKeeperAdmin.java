@@ -25,8 +25,13 @@ final class ZooKeeperAdmin implements AutoCloseable {
         paths = new LockPaths(basePath);
     }
 
-    /** The lock nodes of a lock, in queue order; empty if its container is gone. */
+    /**
+     * The lock nodes of a lock, in queue order; empty if its container is gone. Read after a {@code sync}: on an
+     * ensemble the admin's member may lag the leader, and a stale queue names a holder that has gone (the TCK's R1.5
+     * history then "dropped" a node that was no longer there, and the real holder kept the lock).
+     */
     List<String> queue(String lockName) throws Exception {
+        syncWithLeader(paths.lockPath(lockName));
         try {
             return LockPaths.queue(curator.getChildren().forPath(paths.lockPath(lockName)));
         } catch (KeeperException.NoNodeException e) {
@@ -53,15 +58,27 @@ final class ZooKeeperAdmin implements AutoCloseable {
 
     /** Deletes the holder's node behind its back; returns false if nobody held the lock. */
     boolean deleteHolderNode(String lockName) throws Exception {
-        List<String> queue = queue(lockName);
-        if (queue.isEmpty()) {
-            return false;
+        while (true) {
+            List<String> queue = queue(lockName);
+            if (queue.isEmpty()) {
+                return false;
+            }
+            try {
+                curator.delete().forPath(paths.lockPath(lockName) + "/" + queue.get(0));
+                return true;
+            } catch (KeeperException.NoNodeException e) {
+                // released between the read and the delete: the next in the queue, if any, holds it now
+            }
         }
-        try {
-            curator.delete().forPath(paths.lockPath(lockName) + "/" + queue.get(0));
-            return true;
-        } catch (KeeperException.NoNodeException e) {
-            return false;
+    }
+
+    /** Waits until the admin's member has caught up with the leader as of now. */
+    private void syncWithLeader(String path) throws Exception {
+        java.util.concurrent.CompletableFuture<Integer> done = new java.util.concurrent.CompletableFuture<>();
+        curator.getZookeeperClient().getZooKeeper().sync(path, (rc, p, ctx) -> done.complete(rc), null);
+        int rc = done.get(10, TimeUnit.SECONDS);
+        if (rc != KeeperException.Code.OK.intValue() && rc != KeeperException.Code.NONODE.intValue()) {
+            throw KeeperException.create(KeeperException.Code.get(rc), path);
         }
     }
 
