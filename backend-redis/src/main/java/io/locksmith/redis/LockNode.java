@@ -46,8 +46,9 @@ final class LockNode implements AutoCloseable {
     }
 
     Acquired acquire(String name, Owner owner, Duration ttl) {
-        Reply reply = run(LuaScript.ACQUIRE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
-                        RedisLockKeys.abandonedKey(name, owner.id())),
+        String lockKey = RedisLockKeys.lockKey(name);
+        Reply reply = run(LuaScript.ACQUIRE, List.of(lockKey, RedisLockKeys.fenceKeyOf(lockKey),
+                        RedisLockKeys.abandonedKeyOf(lockKey, owner.id())),
                 List.of(owner.id(), encoded(owner.holder()), Long.toString(millis(ttl))), ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
@@ -67,8 +68,8 @@ final class LockNode implements AutoCloseable {
     }
 
     boolean release(String name, String ownerId) {
-        Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
+        // The script publishes on the name's channel, which it derives from the lock key.
+        Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name)), List.of(ownerId), null);
         return number(reply.value()) == 1;
     }
 

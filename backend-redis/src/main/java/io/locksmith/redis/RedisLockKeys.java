@@ -51,7 +51,12 @@ public final class RedisLockKeys {
 
     /** The fencing counter of the lock {@code name}. */
     public static String fenceKey(String name) {
-        return lockKey(name) + ":fence";
+        return fenceKeyOf(lockKey(name));
+    }
+
+    /** The fencing counter of the lock whose hash is {@code lockKey}. */
+    static String fenceKeyOf(String lockKey) {
+        return lockKey + ":fence";
     }
 
     /** The Redis key of a registry record. */
@@ -66,10 +71,15 @@ public final class RedisLockKeys {
 
     /** The marker of an abandoned acquire attempt by {@code ownerId}. */
     static String abandonedKey(String name, String ownerId) {
-        return lockKey(name) + ":abandoned:" + ownerId;
+        return abandonedKeyOf(lockKey(name), ownerId);
     }
 
-    /** The channel on which releases of the lock {@code name} are published. */
+    /** As {@link #abandonedKey}, for the lock whose hash is {@code lockKey}. */
+    static String abandonedKeyOf(String lockKey, String ownerId) {
+        return lockKey + ":abandoned:" + ownerId;
+    }
+
+    /** The channel on which releases of the lock {@code name} are published (release.lua builds it the same way). */
     public static String releaseChannel(String name) {
         return lockKey(name) + ":released";
     }

@@ -79,7 +79,6 @@ final class DefaultLockClient implements LockClient {
     private final Map<String, EarlyLoss> inFlight = new ConcurrentHashMap<>();
     /** Acquires between {@link #acquiring} and {@link #acquireEnded}: close lets them end before the provider does. */
     private final java.util.concurrent.atomic.AtomicInteger acquiresUnderWay = new java.util.concurrent.atomic.AtomicInteger();
-    private final Object lossLock = new Object();
 
     /** A loss reported before its grant was registered. */
     private record EarlyLoss(long fencingToken, String reason, Throwable cause) {
@@ -450,14 +449,18 @@ final class DefaultLockClient implements LockClient {
 
     void registerHeld(HeldLock lock) {
         reentry.put(new ReentryKey(lock.name(), lock.acquiringThread), lock);
-        EarlyLoss early;
-        synchronized (lossLock) {
-            byOwnerId.put(lock.grant.owner().id(), lock);
-            early = inFlight.remove(lock.grant.owner().id());
-        }
+        // Atomic with providerReportedLoss for the same owner (both go through the owner's entry in inFlight), so a loss
+        // reported now is either seen here as early or finds the lock registered. Per owner, not one lock for the
+        // client: every acquire of every thread passes here.
+        EarlyLoss[] early = new EarlyLoss[1];
+        inFlight.compute(lock.grant.owner().id(), (ownerId, loss) -> {
+            byOwnerId.put(ownerId, lock);
+            early[0] = loss;
+            return null;
+        });
         keeper.add(lock);
-        if (early != null && early.fencingToken() == lock.grant.fencingToken()) {
-            lose(lock, LossReason.SESSION_LOST, early.reason(), early.cause());
+        if (early[0] != null && early[0].fencingToken() == lock.grant.fencingToken()) {
+            lose(lock, LossReason.SESSION_LOST, early[0].reason(), early[0].cause());
         }
         if (closed.get()) {
             // The client closed while this acquire was in flight: do not leave the lock behind.
@@ -585,14 +588,16 @@ final class DefaultLockClient implements LockClient {
 
     private void providerReportedLoss(Grant grant, String reason, Throwable cause) {
         guaranteedReleases.storeLetGo(grant);
-        HeldLock lock;
-        synchronized (lossLock) {
-            lock = byOwnerId.get(grant.owner().id());
-            if (lock == null) {
-                inFlight.computeIfPresent(grant.owner().id(),
-                        (id, previous) -> new EarlyLoss(grant.fencingToken(), reason, cause));
-                return;
-            }
+        HeldLock[] registered = new HeldLock[1];
+        // See registerHeld: the owner's entry in inFlight orders the two.
+        inFlight.compute(grant.owner().id(), (ownerId, previous) -> {
+            registered[0] = byOwnerId.get(ownerId);
+            return registered[0] == null && previous != null ? new EarlyLoss(grant.fencingToken(), reason, cause)
+                    : previous;
+        });
+        HeldLock lock = registered[0];
+        if (lock == null) {
+            return;
         }
         if (lock.grant.fencingToken() == grant.fencingToken() || grant.fencingToken() < 0) {
             lose(lock, LossReason.SESSION_LOST, reason, cause);

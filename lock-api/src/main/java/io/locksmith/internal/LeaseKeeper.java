@@ -38,7 +38,10 @@ final class LeaseKeeper implements AutoCloseable {
 
     private final Object scheduleLock = new Object();
     private ScheduledFuture<?> pending;
-    private long pendingAt;
+    /** When the pending wake-up runs; read without the lock by {@link #add} while {@link #armed}. */
+    private volatile long pendingAt;
+    /** A wake-up is scheduled at {@link #pendingAt} and has not started: it will look at every lease held by then. */
+    private volatile boolean armed;
 
     LeaseKeeper(DefaultLockClient client, LockProvider provider, Events events, String threadName) {
         this.client = client;
@@ -54,7 +57,14 @@ final class LeaseKeeper implements AutoCloseable {
 
     void add(HeldLock lock) {
         held.add(lock);
-        wakeBy(nextEventAt(lock, System.nanoTime()));
+        long at = nextEventAt(lock, System.nanoTime());
+        // Nearly always a lease is due after the wake-up already pending (the keeper wakes at least every second):
+        // nothing to reschedule, and no lock for every acquire of every thread to pass through. The lease was added
+        // before armed is read, and tick() clears armed before it looks at the leases, so that wake-up sees it.
+        if (armed && pendingAt - at < TimeUnit.MILLISECONDS.toNanos(1)) {
+            return;
+        }
+        wakeBy(at);
     }
 
     void remove(HeldLock lock) {
@@ -87,11 +97,13 @@ final class LeaseKeeper implements AutoCloseable {
             }
             pendingAt = at;
             pending = executor.schedule(this::tick, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+            armed = true;
         }
     }
 
     private void tick() {
         synchronized (scheduleLock) {
+            armed = false;
             pending = null;
         }
         try {
