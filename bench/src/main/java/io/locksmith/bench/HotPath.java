@@ -26,6 +26,11 @@ import java.util.UUID;
  * Meant to be run under JFR as well ({@code -XX:StartFlightRecording}). Not part of the bench's tables.
  *
  * <pre>java -cp bench/target/locksmith-bench.jar io.locksmith.bench.HotPath 127.0.0.1:6379 [rounds] [seconds per round]</pre>
+ *
+ * <p>With {@code -Dhotpath.many=true} it runs the bench's many-names scenario instead (32 threads on one client,
+ * 10,000 names), for the raw minimal protocol and Locksmith over Jedis in interleaved rounds, and reports, besides
+ * operations per second, the CPU time per operation of this JVM and, given {@code -Dhotpath.serverPid=PID}, of the
+ * Redis server: on a 2-core machine the scenario is CPU bound, so that is where its difference goes.
  */
 public final class HotPath {
 
@@ -42,6 +47,10 @@ public final class HotPath {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 2;
         String only = System.getProperty("hotpath.only", "");
+        if (Boolean.getBoolean("hotpath.many")) {
+            manyNames(address, args[0], rounds, seconds, Long.getLong("hotpath.serverPid", -1), only);
+            return;
+        }
 
         Map<String, Pair> variants = new LinkedHashMap<>();
         List<AutoCloseable> toClose = new ArrayList<>();
@@ -128,6 +137,69 @@ public final class HotPath {
         for (AutoCloseable closeable : toClose) {
             closeable.close();
         }
+    }
+
+    /** The bench's many-names scenario, raw and Locksmith alternating, with the CPU each spends per operation. */
+    private static void manyNames(HostAndPort address, String hostPort, int rounds, double seconds, long serverPid,
+                                  String only) throws Exception {
+        Duration window = Duration.ofMillis((long) (seconds * 1000));
+        BenchConfig config = BenchConfig.quick().withTimes(Duration.ofMillis(500), window);
+        Scenarios scenarios = new Scenarios(config);
+        Duration lease = Duration.ofSeconds(30);
+        Map<String, Subject> subjects = new LinkedHashMap<>();
+        subjects.put("raw: Jedis SET NX PX (20 ms retry when taken)",
+                new JedisSetNxSubject("raw", address, lease, Duration.ofMillis(20)));
+        subjects.put("Locksmith over Jedis", new LocksmithSubject("Locksmith", Store.REDIS,
+                threads -> "redis://" + hostPort + "?client=jedis&poolSize=" + Math.max(8, threads) + "&lease="
+                        + lease.toMillis() + "ms"));
+        subjects.keySet().removeIf(label -> !label.contains(only));
+        Map<String, List<Double>> opsPerSecond = new LinkedHashMap<>();
+        Map<String, List<Double>> clientMicros = new LinkedHashMap<>();
+        Map<String, List<Double>> serverMicros = new LinkedHashMap<>();
+        subjects.keySet().forEach(label -> {
+            opsPerSecond.put(label, new ArrayList<>());
+            clientMicros.put(label, new ArrayList<>());
+            serverMicros.put(label, new ArrayList<>());
+        });
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        // Warm-up: every subject once, unmeasured, so that class loading and the JIT's threads are not counted.
+        for (Subject subject : subjects.values()) {
+            scenarios.manyNames(subject, "many-warm-");
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (Map.Entry<String, Subject> subject : subjects.entrySet()) {
+                long cpuBefore = os.getProcessCpuTime();
+                long serverBefore = serverCpuNanos(serverPid);
+                Map<String, Double> metrics = scenarios.manyNames(subject.getValue(), "many-" + round + "-");
+                // The whole scenario's CPU (its warm-up too, and opening the client) over the measured operations:
+                // an upper bound, the same for both.
+                double ops = metrics.get("ops") * (window.toNanos() + config.warmup().toNanos()) / window.toNanos();
+                opsPerSecond.get(subject.getKey()).add(metrics.get("ops_per_s"));
+                clientMicros.get(subject.getKey()).add((os.getProcessCpuTime() - cpuBefore) / 1000.0 / ops);
+                serverMicros.get(subject.getKey()).add((serverCpuNanos(serverPid) - serverBefore) / 1000.0 / ops);
+            }
+        }
+        double load = os.getSystemLoadAverage();
+        System.out.printf(Locale.ROOT, "many names, %d threads, %d names: %d rounds of %.1f s, load average %.2f at the end%n",
+                config.manyThreads(), config.names(), rounds, seconds, load);
+        for (String label : subjects.keySet()) {
+            List<Double> values = sorted(opsPerSecond.get(label));
+            System.out.printf(Locale.ROOT, "%-50s ops/s median %8.0f (range %8.0f - %8.0f), CPU per op: client %6.1f µs,"
+                            + " server %6.1f µs%n", label, median(values), values.get(0), values.get(values.size() - 1),
+                    median(sorted(clientMicros.get(label))), median(sorted(serverMicros.get(label))));
+        }
+    }
+
+    /** The CPU time (user + system) the process {@code pid} has used, from /proc; 0 without a pid. */
+    private static long serverCpuNanos(long pid) throws IOException {
+        if (pid < 0) {
+            return 0;
+        }
+        String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime (fields 14, 15)
+        return ticks * 10_000_000L; // USER_HZ is 100 on Linux
     }
 
     private static List<Double> sorted(List<Double> values) {
