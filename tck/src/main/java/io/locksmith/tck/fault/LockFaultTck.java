@@ -221,8 +221,8 @@ public abstract class LockFaultTck {
      * Rules this kit class does not run although the deployment is meant to meet them, each with where they run
      * instead or why they do not apply to it: e.g. "runs in {@code ZooKeeperMinorityPartitionFaultTest} on three
      * server JVMs, as members of an in-JVM ensemble cannot be cut by process", or "RedLock has no leader or
-     * primary to freeze". Such a rule is skipped with a message that starts "NOT RUN HERE", naming the reason,
-     * instead of the missing hook. Default: none. It is not for a rule the deployment fails: that is
+     * primary to freeze". Such a rule is skipped with a message saying "NOT RUN HERE on purpose" and the reason,
+     * instead of naming a missing hook. Default: none. It is not for a rule the deployment fails: that is
      * {@link #knownViolations()}.
      */
     protected java.util.Map<FaultRule, String> rulesNotRunHere() {
