@@ -69,14 +69,10 @@ final class Requests {
     CompletableFuture<String> create(String path, byte[] data, CreateMode mode, Stat stat) throws Exception {
         CompletableFuture<String> answer = new CompletableFuture<>();
         zooKeeper().create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, mode, (rc, p, ctx, name, created) -> {
-            if (rc == KeeperException.Code.OK.intValue()) {
-                if (stat != null && created != null) {
-                    copy(created, stat);
-                }
-                answer.complete(name);
-            } else {
-                answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+            if (rc == KeeperException.Code.OK.intValue() && stat != null && created != null) {
+                copy(created, stat);
             }
+            settle(answer, rc, p, name);
         }, null);
         return answer;
     }
@@ -84,13 +80,7 @@ final class Requests {
     /** The children of a node. */
     CompletableFuture<List<String>> children(String path) throws Exception {
         CompletableFuture<List<String>> answer = new CompletableFuture<>();
-        zooKeeper().getChildren(path, false, (rc, p, ctx, children) -> {
-            if (rc == KeeperException.Code.OK.intValue()) {
-                answer.complete(children);
-            } else {
-                answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
-            }
-        }, null);
+        zooKeeper().getChildren(path, false, (rc, p, ctx, children) -> settle(answer, rc, p, children), null);
         return answer;
     }
 
@@ -98,12 +88,10 @@ final class Requests {
     CompletableFuture<Stat> exists(String path, Watcher watcher) throws Exception {
         CompletableFuture<Stat> answer = new CompletableFuture<>();
         zooKeeper().exists(path, watcher, (rc, p, ctx, stat) -> {
-            if (rc == KeeperException.Code.OK.intValue()) {
-                answer.complete(stat);
-            } else if (rc == KeeperException.Code.NONODE.intValue()) {
-                answer.complete(null);
+            if (rc == KeeperException.Code.NONODE.intValue()) {
+                answer.complete(null); // an answer here: no such node
             } else {
-                answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+                settle(answer, rc, p, stat);
             }
         }, null);
         return answer;
@@ -113,14 +101,10 @@ final class Requests {
     CompletableFuture<byte[]> data(String path, Stat stat) throws Exception {
         CompletableFuture<byte[]> answer = new CompletableFuture<>();
         zooKeeper().getData(path, false, (rc, p, ctx, data, read) -> {
-            if (rc == KeeperException.Code.OK.intValue()) {
-                if (stat != null && read != null) {
-                    copy(read, stat);
-                }
-                answer.complete(data);
-            } else {
-                answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
+            if (rc == KeeperException.Code.OK.intValue() && stat != null && read != null) {
+                copy(read, stat);
             }
+            settle(answer, rc, p, data);
         }, null);
         return answer;
     }
@@ -128,13 +112,7 @@ final class Requests {
     /** Deletes a node, whatever its version. */
     CompletableFuture<Void> delete(String path) throws Exception {
         CompletableFuture<Void> answer = new CompletableFuture<>();
-        zooKeeper().delete(path, -1, (rc, p, ctx) -> {
-            if (rc == KeeperException.Code.OK.intValue()) {
-                answer.complete(null);
-            } else {
-                answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), p));
-            }
-        }, null);
+        zooKeeper().delete(path, -1, (rc, p, ctx) -> settle(answer, rc, p, null), null);
         return answer;
     }
 
@@ -256,6 +234,15 @@ final class Requests {
     /** Runs {@code call} under one deadline of the connection time-out (or the outer call's, if there is one). */
     <T> T within(Supplier<T> call) {
         return CallDeadline.within(timeout, call);
+    }
+
+    /** Completes {@code answer} with {@code value} if the server answered OK, or with the server's error for {@code path}. */
+    private static <T> void settle(CompletableFuture<T> answer, int rc, String path, T value) {
+        if (rc == KeeperException.Code.OK.intValue()) {
+            answer.complete(value);
+        } else {
+            answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+        }
     }
 
     private static void copy(Stat from, Stat to) {
