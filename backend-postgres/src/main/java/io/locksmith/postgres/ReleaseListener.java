@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
  * The one listening connection of a client: {@code LISTEN} on the store's channel, whose payload is the name of
  * a lock that was released or cleaned up, and the callbacks of the waiters subscribed to each name.
  *
- * <p>Notifications sent while the connection is down are lost (PostgreSQL keeps none for a session that is
- * not listening). So after every reconnect every subscriber is woken, and retries at once; the client's
+ * <p>Notifications sent while the connection is down, or before its first {@code LISTEN}, are lost (PostgreSQL
+ * keeps none for a session that is not listening). So once {@code LISTEN} holds, after the first connect and after
+ * every reconnect, every subscriber is woken, and retries at once; the client's
  * backoff poll remains the safety net in between. A silently dead connection is found by a {@code SELECT 1}
  * after a few idle seconds.
  *
@@ -134,8 +135,10 @@ final class ReleaseListener implements AutoCloseable {
                 if (!first) {
                     LOG.info("listening for releases on {} again; waking every waiter (notifications sent meanwhile"
                             + " are lost)", store);
-                    wakeAll();
                 }
+                // Also on the first connection: a waiter may have subscribed, failed its attempt and missed the
+                // holder's release while LISTEN was still on its way, and nothing else would call it back.
+                wakeAll();
                 first = false;
                 listen(listen);
             } catch (SQLException | RuntimeException e) {

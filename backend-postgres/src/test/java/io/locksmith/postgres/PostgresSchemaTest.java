@@ -226,6 +226,40 @@ class PostgresSchemaTest {
         }
     }
 
+    @Test
+    void aWaiterSubscribedBeforeTheFirstListenIsWokenOnceItHolds() throws Exception {
+        // The listening connection of a new client is opened on its own thread: a waiter can subscribe, fail its
+        // attempt and see the holder release before LISTEN is in place. That notification is lost, so the
+        // listener must wake every subscriber once LISTEN holds (TCK rule R7.10 failed on this once in CI).
+        String channel = "c" + UUID.randomUUID().toString().replace("-", "");
+        String name = "early-" + UUID.randomUUID();
+        java.util.concurrent.CountDownLatch connectAllowed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ScheduledExecutorService scheduler =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        ReleaseListener listener = new ReleaseListener(() -> {
+            try {
+                connectAllowed.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.sql.SQLException("interrupted while connecting", e);
+            }
+            return postgres.connect();
+        }, channel, "test store", scheduler, "test-listener");
+        AtomicInteger wakes = new AtomicInteger();
+        try {
+            listener.start();
+            listener.subscribe(name, wakes::incrementAndGet);
+            postgres.execute("SELECT pg_notify('" + channel + "', '" + name + "')"); // nobody listens yet: lost
+            connectAllowed.countDown();
+            await("a wake once LISTEN holds").atMost(Duration.ofSeconds(10)).until(() -> wakes.get() >= 1);
+            assertTrue(listener.isListening());
+        } finally {
+            connectAllowed.countDown();
+            listener.close();
+            scheduler.shutdownNow();
+        }
+    }
+
     private static void releaseOnce(PostgresLockProvider provider, String name) {
         Owner owner = new Owner("h-" + UUID.randomUUID(), new HolderIdentity("test", "host", "main", 1, null));
         Grant grant = provider.tryAcquire(new AcquireRequest(name, owner, Duration.ofSeconds(5), false)).orElseThrow();
