@@ -21,8 +21,10 @@ import java.util.function.Supplier;
  * One subscriber connection per client that multiplexes the release channels of every lock somebody waits
  * for: {@code SUBSCRIBE}/{@code UNSUBSCRIBE} as waiters come and go, on one thread started at the first
  * subscription. A lost connection is re-opened (to the current primary, under Sentinel) with every channel,
- * and every listener is called once, since a release may have been missed meanwhile. Waiters also poll
- * with backoff, so a missed message costs latency, never the lock.
+ * and every listener is called once, since a release may have been missed meanwhile. A channel whose
+ * subscription was not confirmed when {@link #subscribe} returned (a slow server, a reconnect) has its listeners
+ * called again when the server confirms it, since a release published before that reached nobody. Waiters also
+ * poll with backoff, so a missed message costs latency, never the lock.
  */
 final class JedisSubscriber implements AutoCloseable {
 
@@ -36,6 +38,12 @@ final class JedisSubscriber implements AutoCloseable {
     private final String description;
     private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
+    /**
+     * Channels with a listener that was told it is subscribed (or was subscribed before a reconnect) while the
+     * server had not confirmed the channel yet: their listeners are called when it does. Guarded by
+     * {@link #confirmed}'s monitor, together with the confirmation itself, so no confirmation slips between.
+     */
+    private final Set<String> confirmedLate = new java.util.HashSet<>();
     /** Guards {@link #current}, {@link #ready}, the SUBSCRIBE/UNSUBSCRIBE writes and the listener map changes. */
     private final Object lock = new Object();
     private PubSub current;
@@ -80,12 +88,14 @@ final class JedisSubscriber implements AutoCloseable {
             while (!confirmed.contains(channel) && !closed) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
+                    confirmedLate.add(channel);
                     return;
                 }
                 try {
                     TimeUnit.NANOSECONDS.timedWait(confirmed, left);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                    confirmedLate.add(channel);
                     return;
                 }
             }
@@ -99,6 +109,9 @@ final class JedisSubscriber implements AutoCloseable {
                 return;
             }
             listeners.remove(channel);
+            synchronized (confirmed) {
+                confirmedLate.remove(channel);
+            }
             if (ready) {
                 try {
                     current.unsubscribe(channel);
@@ -131,7 +144,10 @@ final class JedisSubscriber implements AutoCloseable {
                     ready = false;
                     connection = null;
                 }
-                confirmed.clear();
+                synchronized (confirmed) {
+                    confirmed.clear();
+                    confirmedLate.addAll(listeners.keySet());
+                }
             }
             if (closed) {
                 return;
@@ -184,9 +200,14 @@ final class JedisSubscriber implements AutoCloseable {
                     }
                 }
             }
+            boolean late;
             synchronized (confirmed) {
                 confirmed.add(channel);
+                late = confirmedLate.remove(channel);
                 confirmed.notifyAll();
+            }
+            if (late) {
+                deliver(channel);
             }
         }
 
