@@ -50,8 +50,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Locks on etcd with the revision-ordered queue recipe, done with KV transactions rather than etcd's lock
  * service (two {@code lock()} calls on one lease both succeed there).
  *
- * <p>Every holder and waiter of a lock puts its own key {@code prefix + name + "/" + ownerId}, attached to
- * the provider's shared lease for its TTL. The key with the smallest create revision holds the lock, and
+ * <p>Every holder and waiter of a lock puts its own key {@code prefix + name + "/" + slot}, attached to
+ * the provider's shared lease for its TTL; a slot ({@link KeySlots}) is this client's, held by one owner at a time
+ * and reused by the next, so that a busy name does not fill etcd's index with deleted keys. The key with the smallest create revision holds the lock, and
  * that revision is its fencing token: etcd's revision is global and never reused, so tokens strictly
  * increase. A waiter keeps its key between attempts (its place in the queue) and watches the deletion of
  * its predecessor only.
@@ -79,6 +80,7 @@ final class EtcdLockProvider implements LockProvider {
     private final ScheduledExecutorService scheduler;
     private final SharedLeases leases;
     private final QueueWatches watches;
+    private final KeySlots slots = new KeySlots();
     private volatile long minimumTtlSeconds = 1;
 
     EtcdLockProvider(Client client, EtcdSettings settings, ProviderContext context) {
@@ -115,6 +117,11 @@ final class EtcdLockProvider implements LockProvider {
         return minimumTtlSeconds;
     }
 
+    /** How many holders and waiters of this client have a key slot now: for tests that check none is left. */
+    int claimedKeySlots() {
+        return slots.claimed();
+    }
+
     /** The ids of the etcd leases this provider keeps alive now: for tests that revoke them, as etcd may. */
     List<Long> leaseIds() {
         return leases.leaseIds();
@@ -144,7 +151,7 @@ final class EtcdLockProvider implements LockProvider {
     private Optional<Grant> tryAcquire(AcquireRequest request, SharedLeases.SharedLease lease) {
         String name = request.name();
         Owner owner = request.owner();
-        ByteSequence key = keys.key(name, owner.id());
+        ByteSequence key = keys.key(name, slots.claim(name, owner.id()));
         ByteSequence directory = keys.directory(name);
         long sentAt = System.nanoTime();
         QueueWatches.Place place = request.willWait() ? watches.place(name, owner.id()) : null;
@@ -176,10 +183,15 @@ final class EtcdLockProvider implements LockProvider {
             watches.forget(owner.id());
             if (request.willWait()) {
                 watches.wake(name);
+            } else {
+                slots.free(name, owner.id());
             }
             return Optional.empty();
         }
         long revision = own.getCreateRevision();
+        if (!answer.isSucceeded() && !own.getValue().equals(value(owner.holder()))) {
+            adopt(key, revision, owner, lease, name);
+        }
         if (head != null && head.getCreateRevision() == revision) {
             watches.forget(owner.id());
             awaitQuietly(refresh);
@@ -188,6 +200,7 @@ final class EtcdLockProvider implements LockProvider {
         if (!request.willWait()) {
             watches.forget(owner.id());
             deleteKey(key, name);
+            slots.free(name, owner.id());
             return Optional.empty();
         }
         if (watches.isSubscribed(name)) {
@@ -198,6 +211,22 @@ final class EtcdLockProvider implements LockProvider {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The owner's slot had a key already that this owner did not write: an attempt of an earlier owner of the slot
+     * that reached etcd after that owner's clean-up (its caller's bound had ended). Only this client writes under
+     * its slots and the earlier owner is gone, so the key is this owner's now, place and create revision included (a
+     * later key queues behind it, so tokens still increase); its value is made this owner's identity, for
+     * {@code inspect}.
+     */
+    private void adopt(ByteSequence key, long revision, Owner owner, SharedLeases.SharedLease lease, String name) {
+        LOG.debug("lock '{}': key {} was left by an earlier attempt of this client; its next owner takes it over", name,
+                key);
+        Calls.await(() -> kv.txn()
+                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.put(key, value(owner.holder()), PutOption.builder().withLeaseId(lease.id).build()))
+                .commit(), settings.timeout(), store, name, "take over a key left by an earlier attempt");
     }
 
     private Grant grant(AcquireRequest request, SharedLeases.SharedLease lease, ByteSequence key, long revision,
@@ -242,7 +271,7 @@ final class EtcdLockProvider implements LockProvider {
     @Override
     public void cancel(String name, Owner owner) {
         watches.forget(owner.id());
-        CallDeadline.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
+        CallDeadline.runWithin(settings.timeout(), () -> deleteOwnersKey(name, owner));
     }
 
     @Override
@@ -307,14 +336,31 @@ final class EtcdLockProvider implements LockProvider {
             return false;
         }
         leases.untrack(grant);
-        return CallDeadline.within(settings.timeout(), () -> deleteIfSame(handle, grant.name()));
+        boolean released = CallDeadline.within(settings.timeout(), () -> deleteIfSame(handle, grant.name()));
+        // Deleted now, or no longer the grant's key: either way the slot is free (a key found there is the next
+        // owner's to take over, see adopt).
+        slots.free(grant.name(), grant.owner().id());
+        return released;
     }
 
-    /** The key name carries the owner id, which is never reused: deleting it touches nobody else's lock. */
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
         watches.forget(owner.id());
-        CallDeadline.runWithin(settings.timeout(), () -> deleteKey(keys.key(name, owner.id()), name));
+        CallDeadline.runWithin(settings.timeout(), () -> deleteOwnersKey(name, owner));
+    }
+
+    /**
+     * Deletes the key of {@code owner}'s slot by name and gives the slot back. The slot is the owner's until then, so
+     * the key is the owner's or a left-over of this client's, never another holding's. An owner without a slot
+     * wrote no key of that name: nothing to delete.
+     */
+    private void deleteOwnersKey(String name, Owner owner) {
+        String slot = slots.current(name, owner.id());
+        if (slot == null) {
+            return;
+        }
+        deleteKey(keys.key(name, slot), name);
+        slots.free(name, owner.id());
     }
 
     /**
