@@ -32,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,6 +116,11 @@ final class EtcdLockProvider implements LockProvider {
 
     long minimumTtlSeconds() {
         return minimumTtlSeconds;
+    }
+
+    /** The client's queue watches: for tests that make one report a deletion late. */
+    QueueWatches queueWatches() {
+        return watches;
     }
 
     /** How many holders and waiters of this client have a key slot now: for tests that check none is left. */
@@ -258,13 +264,17 @@ final class EtcdLockProvider implements LockProvider {
         return guaranteed >= ttl.toNanos() ? ttl : Duration.ofNanos(Math.max(0, guaranteed));
     }
 
-    /** The keys of {@code name} created before {@code revision}: the waiters and the holder ahead of it. */
-    private List<ByteSequence> keysAhead(String name, long revision) {
+    /**
+     * The keys of {@code name} created before {@code revision} (the waiters and the holder ahead of it), each with its
+     * create revision: a slot's key is written again by the slot's next owner, so a key name alone does not say
+     * which of its lives a deletion ended.
+     */
+    private Map<ByteSequence, Long> keysAhead(String name, long revision) {
         GetResponse ahead = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
                         .withMaxCreateRevision(revision - 1).withKeysOnly(true).build()),
                 settings.timeout(), store, name, "read the keys ahead of a waiter");
-        List<ByteSequence> found = new ArrayList<>(ahead.getKvs().size());
-        ahead.getKvs().forEach(entry -> found.add(entry.getKey()));
+        Map<ByteSequence, Long> found = new HashMap<>();
+        ahead.getKvs().forEach(entry -> found.put(entry.getKey(), entry.getCreateRevision()));
         return found;
     }
 

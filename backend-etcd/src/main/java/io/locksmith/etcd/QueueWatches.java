@@ -8,11 +8,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -28,6 +26,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * revision moves all the time, so a watch from an earlier read's revision made handoffs wait for that sync. A
  * waiter's keys ahead are read after etcd has created the watch, so every deletion after that read reaches the
  * watch; deletions that arrive on the watch while the read is under way are taken out of its answer.
+ *
+ * <p>A deletion is matched by revision, not by key name alone: a client's slot key is written again by the slot's
+ * next owner ({@link KeySlots}), and the watch may report the deletion of an earlier life of a key after the waiter
+ * read the key's current life as ahead of it. A deletion at revision {@code D} ends the life of a key created before
+ * {@code D} only.
  *
  * <p>Keys ahead can only go: a key created later has a larger create revision and queues behind. The sets stay
  * exact while the watch stream runs; etcd resumes a broken stream from the next revision, and a watch that ends
@@ -48,10 +51,10 @@ final class QueueWatches implements AutoCloseable {
         final ByteSequence ownKey;
         final long ownRevision;
         final long leaseId;
-        /** Keys ahead, or null while the read of them is under way. */
-        private Set<ByteSequence> ahead;
-        /** Keys deleted while the read of the keys ahead was under way. */
-        private final Set<ByteSequence> deletedDuringRead = new HashSet<>();
+        /** Keys ahead with their create revisions, or null while the read of them is under way. */
+        private Map<ByteSequence, Long> ahead;
+        /** Keys deleted while the read of the keys ahead was under way, with the revision of their last deletion. */
+        private final Map<ByteSequence, Long> deletedDuringRead = new HashMap<>();
         private boolean valid = true;
 
         Place(ByteSequence ownKey, long ownRevision, long leaseId) {
@@ -89,30 +92,39 @@ final class QueueWatches implements AutoCloseable {
                 return;
             }
             boolean someoneFirst = false;
-            synchronized (this) {
-                for (WatchEvent event : response.getEvents()) {
-                    if (event.getEventType() != WatchEvent.EventType.DELETE) {
-                        continue;
-                    }
-                    ByteSequence key = event.getKeyValue().getKey();
-                    for (Place place : places.values()) {
-                        if (!place.valid) {
-                            continue;
-                        }
-                        if (place.ownKey.equals(key)) {
-                            place.valid = false; // deleted behind the waiter's back: its next attempt asks etcd
-                            someoneFirst = true;
-                        } else if (place.ahead == null) {
-                            place.deletedDuringRead.add(key);
-                        } else if (place.ahead.remove(key) && place.ahead.isEmpty()) {
-                            someoneFirst = true;
-                        }
-                    }
+            for (WatchEvent event : response.getEvents()) {
+                if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                    someoneFirst |= deleted(event.getKeyValue().getKey(), event.getKeyValue().getModRevision());
                 }
             }
             if (someoneFirst) {
                 runQuietly(onChange);
             }
+        }
+
+        /** Applies the deletion of {@code key} at {@code revision}; true if a waiter has nobody ahead any more. */
+        synchronized boolean deleted(ByteSequence key, long revision) {
+            boolean someoneFirst = false;
+            for (Place place : places.values()) {
+                if (!place.valid) {
+                    continue;
+                }
+                if (place.ownKey.equals(key)) {
+                    if (place.ownRevision < revision) {
+                        place.valid = false; // deleted behind the waiter's back: its next attempt asks etcd
+                        someoneFirst = true;
+                    } // else an earlier life of the waiter's slot key
+                } else if (place.ahead == null) {
+                    place.deletedDuringRead.merge(key, revision, Math::max);
+                } else {
+                    Long created = place.ahead.get(key);
+                    if (created != null && created < revision) {
+                        place.ahead.remove(key);
+                        someoneFirst |= place.ahead.isEmpty();
+                    }
+                }
+            }
+            return someoneFirst;
         }
 
         private void onError(Throwable error) {
@@ -202,7 +214,7 @@ final class QueueWatches implements AutoCloseable {
      * @return whether the owner's key is already the oldest (nobody ahead any more)
      */
     boolean take(String name, String ownerId, ByteSequence ownKey, long ownRevision, long leaseId,
-                 java.util.function.Supplier<Collection<ByteSequence>> readAhead, long waitNanos) {
+                 java.util.function.Supplier<Map<ByteSequence, Long>> readAhead, long waitNanos) {
         NameWatch watch = byName.get(name);
         if (watch == null || watch.ended) {
             return false;
@@ -234,7 +246,7 @@ final class QueueWatches implements AutoCloseable {
             forget(ownerId);
             return false;
         }
-        Collection<ByteSequence> ahead;
+        Map<ByteSequence, Long> ahead;
         try {
             ahead = readAhead.get();
         } catch (RuntimeException e) {
@@ -245,11 +257,20 @@ final class QueueWatches implements AutoCloseable {
             if (watch.places.get(ownerId) != place) {
                 return false;
             }
-            Set<ByteSequence> keys = new HashSet<>(ahead);
-            keys.removeAll(place.deletedDuringRead);
+            Map<ByteSequence, Long> keys = new HashMap<>(ahead);
+            place.deletedDuringRead.forEach((key, deletedAt) -> keys.computeIfPresent(key,
+                    (k, created) -> created < deletedAt ? null : created));
             place.deletedDuringRead.clear();
             place.ahead = keys;
             return place.valid && !watch.ended && keys.isEmpty();
+        }
+    }
+
+    /** What the watch of {@code name} does when it reports the deletion of {@code key} at {@code revision} (tests). */
+    void reportDeleted(String name, ByteSequence key, long revision) {
+        NameWatch watch = byName.get(name);
+        if (watch != null && watch.deleted(key, revision)) {
+            runQuietly(watch.onChange);
         }
     }
 

@@ -440,6 +440,45 @@ class EtcdLocksTest {
         }
     }
 
+    /**
+     * Slot keys are written again by the slot's next owner, so the queue watch may report the deletion of an earlier
+     * life of a key after the waiter read the key's current life as ahead of it. That report must not clear the key:
+     * the waiter would take a lock that is held.
+     */
+    @Test
+    void aLateReportOfAnEarlierLifeOfAKeyAheadDoesNotGrantTheWaiter(TestInfo test) throws Exception {
+        String name = unique(test);
+        try (EtcdLockProvider holderSide = provider("holder"); EtcdLockProvider waiterSide = provider("waiter")) {
+            Owner holder = new Owner("late:holder", new HolderIdentity("holder", "test", "holder", 1, null));
+            Owner waiter = new Owner("late:waiter", new HolderIdentity("waiter", "test", "waiter", 2, null));
+            Grant held = holderSide.tryAcquire(new AcquireRequest(name, holder, Duration.ofSeconds(5), false))
+                    .orElseThrow();
+            KeyHandle heldKey = (KeyHandle) held.handle();
+            try (AutoCloseable subscription = waiterSide.subscribe(name, () -> { })) {
+                // The first attempt puts the waiter's key and reads the holder's key as ahead of it.
+                assertTrue(waiterSide.tryAcquire(new AcquireRequest(name, waiter, Duration.ofSeconds(5), true))
+                        .isEmpty());
+                waiterSide.queueWatches().reportDeleted(name, heldKey.key(), heldKey.createRevision() - 1);
+                assertTrue(waiterSide.tryAcquire(new AcquireRequest(name, waiter, Duration.ofSeconds(5), true))
+                        .isEmpty(), "the waiter was granted a held lock after the report of an earlier deletion");
+
+                assertTrue(holderSide.release(held));
+                AtomicReference<Grant> granted = new AtomicReference<>();
+                await("the waiter's grant after the real release").atMost(Duration.ofSeconds(10)).until(() -> {
+                    waiterSide.tryAcquire(new AcquireRequest(name, waiter, Duration.ofSeconds(5), true))
+                            .ifPresent(granted::set);
+                    return granted.get() != null;
+                });
+                assertTrue(waiterSide.release(granted.get()));
+            }
+        }
+    }
+
+    private static EtcdLockProvider provider(String clientName) {
+        return (EtcdLockProvider) new EtcdLockProviderFactory().create(LockUri.parse(etcd.uri("")),
+                new ProviderContext(clientName, (grant, reason, cause) -> { }));
+    }
+
     private static io.etcd.jetcd.ByteSequence bytes(String text) {
         return EtcdKeys.bytes(text);
     }
