@@ -53,10 +53,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Every holder and waiter of a lock puts its own key {@code prefix + name + "/" + slot}, attached to
  * the provider's shared lease for its TTL; a slot ({@link KeySlots}) is this client's, held by one owner at a time
- * and reused by the next, so that a busy name does not fill etcd's index with deleted keys. The key with the smallest create revision holds the lock, and
- * that revision is its fencing token: etcd's revision is global and never reused, so tokens strictly
- * increase. A waiter keeps its key between attempts (its place in the queue) and watches the deletion of
- * its predecessor only.
+ * and reused by the next, so that a busy name does not fill etcd's index with deleted keys. The key with the
+ * smallest create revision holds the lock, and that revision is its fencing token: etcd's revision is global and
+ * never reused, so tokens strictly increase. A waiter keeps its key between attempts (its place in the queue) and
+ * learns from the name's queue watch when every key ahead of it is gone ({@link QueueWatches}).
  *
  * <p>Under a shared lease that the provider keeps alive, etcd applies no TTL per key: the store is session-bound
  * ({@link Capability#SESSION_BOUND}, so {@link #appliesTtl()} is false), and the shared client releases a lock whose
