@@ -311,7 +311,10 @@ public final class SafetyRun {
                 victim.kill();
                 long killedAt = System.nanoTime();
                 Duration bound = holderLease.plus(timing.slack()).plus(timing.slack());
-                boolean freed = awaitCondition(bound, () -> register.acceptedWrites() > writes);
+                // Stop waiting as soon as the workload stops too: it is then nobody's turn to take the lock, and
+                // waiting out the bound before asking a fresh client reported the bound as the time to free it.
+                awaitCondition(bound, () -> register.acceptedWrites() > writes || perLock.get(target).isDone());
+                boolean freed = register.acceptedWrites() > writes;
                 if (!freed && perLock.get(target).isDone()) {
                     // The workload reached its operations and stopped: nobody was left to take the lock. Ask a
                     // fresh client instead, within what is left of the bound.
