@@ -9,6 +9,7 @@ import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.exceptions.JedisException;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,7 +44,7 @@ final class JedisSubscriber implements AutoCloseable {
      * server had not confirmed the channel yet: their listeners are called when it does. Guarded by
      * {@link #confirmed}'s monitor, together with the confirmation itself, so no confirmation slips between.
      */
-    private final Set<String> confirmedLate = new java.util.HashSet<>();
+    private final Set<String> confirmedLate = new HashSet<>();
     /** Guards {@link #current}, {@link #ready}, the SUBSCRIBE/UNSUBSCRIBE writes and the listener map changes. */
     private final Object lock = new Object();
     private PubSub current;

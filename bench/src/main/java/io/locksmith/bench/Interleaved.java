@@ -10,7 +10,8 @@ import java.util.Map;
  * over the same store in alternating rounds, with the bench's own uncontended and contended scenarios and subjects
  * (quick windows): the load of a shared machine then falls on both alike, and the median of the per-round ratios
  * is steadier than one bench command's. Run it once per build to compare two builds against the same server. Not
- * part of the bench's tables (docs/PERFORMANCE.md, "Interleaved rounds").
+ * part of the bench's tables (docs/PERFORMANCE.md, "ZooKeeper: calls on the caller's thread" and "etcd: one key per
+ * client and slot").
  *
  * <pre>java -cp bench/target/locksmith-bench.jar io.locksmith.bench.Interleaved zookeeper 127.0.0.1:2181 8
  * java -cp bench/target/locksmith-bench.jar io.locksmith.bench.Interleaved etcd 127.0.0.1:2379 8</pre>
