@@ -45,10 +45,36 @@ final class LockNode implements AutoCloseable {
         this.ack = ack;
     }
 
-    Acquired acquire(String name, Owner owner, Duration ttl) {
+    /**
+     * How long a waiter's place in the name's queue stays live after its last attempt. A waiting client tries again
+     * at least every {@code maxPollInterval} (1 s by default) while it waits, and cancels its place when the wait
+     * ends, so only a waiter that died (or polls less often than this) lets its place lapse: a release then passes
+     * it over. Long enough for the TCK's waiters, which poll every few seconds to show a missing notification.
+     */
+    static final Duration WAITER_PLACE = Duration.ofSeconds(10);
+
+    /**
+     * The longest a release holds the lock for the waiter it handed it to, until that waiter confirms it with its
+     * next attempt (which sets the waiter's own TTL). A live waiter confirms within a notification, or at its next
+     * poll if the notification was lost; a waiter that died costs its successors this much at most.
+     */
+    static final Duration RESERVATION = Duration.ofSeconds(5);
+
+    private static final String WAITER_PLACE_MILLIS = Long.toString(WAITER_PLACE.toMillis());
+    private static final String RESERVATION_MILLIS = Long.toString(RESERVATION.toMillis());
+
+    /**
+     * @param queueIfTaken whether the caller will wait, so that a taken lock keeps it a place in the name's queue
+     *                     (and a release hands the lock to it in arrival order); false for one attempt, and for
+     *                     RedLock, whose grant needs a majority that no single node can hand over
+     */
+    Acquired acquire(String name, Owner owner, Duration ttl, boolean queueIfTaken) {
         Reply reply = run(LuaScript.ACQUIRE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
-                        RedisLockKeys.abandonedKey(name, owner.id())),
-                List.of(owner.id(), encoded(owner.holder()), Long.toString(millis(ttl))), ack);
+                        RedisLockKeys.abandonedKey(name, owner.id()), RedisLockKeys.queueKey(name),
+                        RedisLockKeys.waitingKey(name)),
+                List.of(owner.id(), encoded(owner.holder()), Long.toString(millis(ttl)),
+                        queueIfTaken ? WAITER_PLACE_MILLIS : "0", RedisLockKeys.releaseChannel(name), RESERVATION_MILLIS),
+                ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
         return new Acquired(granted, granted ? number(values.get(1)) : -1, reply.replicasAcknowledged());
@@ -66,21 +92,36 @@ final class LockNode implements AutoCloseable {
         return (String) last[1];
     }
 
+    /** Releases the owner's lock, handing it to the first live waiter of the name's queue if there is one. */
     boolean release(String name, String ownerId) {
-        Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
+        Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
+                        RedisLockKeys.queueKey(name), RedisLockKeys.waitingKey(name)),
+                List.of(ownerId, RedisLockKeys.releaseChannel(name), RESERVATION_MILLIS), null);
         return number(reply.value()) == 1;
     }
 
     /**
-     * Release after an acquire with an unknown outcome: deletes the owner's lock if there is one, and makes
-     * sure a late copy of the acquire request is refused (the owner id is never used again).
+     * Release after an acquire with an unknown outcome: deletes the owner's lock if there is one (handing it on),
+     * takes the owner's place out of the queue, and makes sure a late copy of the acquire request is refused (the
+     * owner id is never used again).
      */
     boolean releaseAbandoned(String name, String ownerId) {
         Reply reply = run(LuaScript.RELEASE_ABANDONED, List.of(RedisLockKeys.lockKey(name),
-                RedisLockKeys.abandonedKey(name, ownerId)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name), Long.toString(ABANDONED_MARKER.toMillis())), null);
+                RedisLockKeys.abandonedKey(name, ownerId), RedisLockKeys.fenceKey(name), RedisLockKeys.queueKey(name),
+                RedisLockKeys.waitingKey(name)),
+                List.of(ownerId, RedisLockKeys.releaseChannel(name), Long.toString(ABANDONED_MARKER.toMillis()),
+                        RESERVATION_MILLIS), null);
         return number(reply.value()) == 1;
+    }
+
+    /**
+     * A wait ended without the lock: takes the owner's place out of the queue, and frees (and hands on) a lock a
+     * release handed the owner before it could confirm it.
+     */
+    void cancel(String name, String ownerId) {
+        run(LuaScript.CANCEL, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
+                        RedisLockKeys.queueKey(name), RedisLockKeys.waitingKey(name)),
+                List.of(ownerId, RedisLockKeys.releaseChannel(name), RESERVATION_MILLIS), null);
     }
 
     /**

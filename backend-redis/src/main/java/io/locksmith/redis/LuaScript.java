@@ -15,9 +15,13 @@ import java.util.HexFormat;
  */
 record LuaScript(String name, String text, String sha) {
 
-    static final LuaScript ACQUIRE = load("acquire");
-    static final LuaScript RELEASE = load("release");
-    static final LuaScript RELEASE_ABANDONED = load("release_abandoned");
+    /** The functions of the waiter queue and the handoff, included before the scripts that grant or free a lock. */
+    private static final String HANDOFF = read("handoff");
+
+    static final LuaScript ACQUIRE = load("acquire", HANDOFF);
+    static final LuaScript RELEASE = load("release", HANDOFF);
+    static final LuaScript RELEASE_ABANDONED = load("release_abandoned", HANDOFF);
+    static final LuaScript CANCEL = load("cancel", HANDOFF);
     static final LuaScript RENEW = load("renew");
     static final LuaScript RENEW_ALL = load("renew_all");
     static final LuaScript INSPECT = load("inspect");
@@ -28,13 +32,22 @@ record LuaScript(String name, String text, String sha) {
     static final LuaScript REGISTRY_REMOVE = load("registry_remove");
 
     static LuaScript load(String name) {
+        return load(name, "");
+    }
+
+    /** The script {@code name}, with {@code included} (Lua functions it calls) before its own text. */
+    private static LuaScript load(String name, String included) {
+        String text = included + read(name);
+        return new LuaScript(name, text, sha1(text));
+    }
+
+    private static String read(String name) {
         String resource = name + ".lua";
         try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script " + resource + " is missing from the locksmith-redis jar");
             }
-            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return new LuaScript(name, text, sha1(text));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read Lua script " + resource, e);
         }

@@ -164,7 +164,9 @@ final class RedLockProvider implements LockProvider {
      */
     private List<Outcome<LockNode.Acquired>> attemptInOrder(String name, Owner owner, Duration ttl) {
         Function<LockNode, LockNode.Acquired> attempt = node -> {
-            LockNode.Acquired acquired = node.acquire(name, owner, ttl);
+            // No place in a node's queue: a grant needs a majority, which no single node's release can hand over, so
+            // RedLock's waiters are woken by the release notification and race as before (not FAIR).
+            LockNode.Acquired acquired = node.acquire(name, owner, ttl, false);
             if (acquired.granted()) {
                 node.requireAcknowledged(acquired.replicasAcknowledged(), name);
             }

@@ -12,6 +12,10 @@ import java.util.Objects;
  *     lock's TTL;</li>
  * <li>{@code locksmith:{NAME}:fence}: the fencing counter, without TTL;</li>
  * <li>{@code locksmith:{NAME}:released}: the channel a release publishes on;</li>
+ * <li>{@code locksmith:{NAME}:queue}: the waiters of the name, a sorted set of owner ids scored by arrival (server
+ *     time in microseconds), and {@code locksmith:{NAME}:waiting}, a hash of each waiter's entry
+ *     ({@code LIVE_UNTIL_MS:TTL_MS:HOLDER}); a release hands the lock to the first live waiter. Both expire once no
+ *     waiter has refreshed them for a place's lifetime;</li>
  * <li>{@code locksmith:{NAME}:abandoned:OWNER}: a short-lived marker of an acquire attempt its client gave
  *     up after a time-out, so that the attempt is refused if it still reaches the server.</li>
  * </ul>
@@ -52,6 +56,16 @@ public final class RedisLockKeys {
     /** The fencing counter of the lock {@code name}. */
     public static String fenceKey(String name) {
         return lockKey(name) + ":fence";
+    }
+
+    /** The waiter queue of the lock {@code name}: owner ids scored by arrival. */
+    static String queueKey(String name) {
+        return lockKey(name) + ":queue";
+    }
+
+    /** The entries of the waiters in {@link #queueKey}: how long each stays live, its TTL and holder. */
+    static String waitingKey(String name) {
+        return lockKey(name) + ":waiting";
     }
 
     /** The Redis key of a registry record. */

@@ -20,7 +20,9 @@ import java.util.Set;
 
 /**
  * Locks on one Redis primary: a single node, or the primary a Sentinel group points at. Every operation is
- * one script; the fencing token is the name's counter, bumped by the acquire script.
+ * one script; the fencing token is the name's counter, bumped by the script that grants. Fair: a waiter keeps a place
+ * in the name's queue with each attempt, and a release hands the lock to the first live one in the same script
+ * (direct handoff), which then confirms it with its next attempt; see {@code handoff.lua}.
  */
 final class RedisLockProvider implements LockProvider {
 
@@ -53,7 +55,7 @@ final class RedisLockProvider implements LockProvider {
 
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
-        LockNode.Acquired acquired = node.acquire(request.name(), request.owner(), request.ttl());
+        LockNode.Acquired acquired = node.acquire(request.name(), request.owner(), request.ttl(), request.willWait());
         if (!acquired.granted()) {
             return Optional.empty();
         }
@@ -93,6 +95,12 @@ final class RedisLockProvider implements LockProvider {
         return node.release(grant.name(), grant.owner().id());
     }
 
+    /** The owner's place in the name's queue goes, and a lock a release handed it is freed: {@code cancel.lua}. */
+    @Override
+    public void cancel(String name, Owner owner) {
+        node.cancel(name, owner.id());
+    }
+
     /** A late copy of the failed acquire must not take the lock after this: see {@code release_abandoned.lua}. */
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
@@ -117,7 +125,7 @@ final class RedisLockProvider implements LockProvider {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW);
+        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW, Capability.FAIR);
     }
 
     @Override

@@ -1,7 +1,10 @@
--- Takes the lock if it is free, setting owner, holder, TTL and a new fencing token in one atomic step.
--- KEYS[1] the lock hash, KEYS[2] the per-name fencing counter, KEYS[3] this owner's "abandoned" marker
--- (all with the same {name} hash tag, so in one Cluster slot)
--- ARGV[1] owner id, ARGV[2] holder identity, ARGV[3] TTL in milliseconds
+-- Takes the lock if it is free and nobody queued before the caller, setting owner, holder, TTL and a new fencing
+-- token in one atomic step; else, for a caller that will wait, keeps its place in the name's queue.
+-- KEYS[1] the lock hash, KEYS[2] the per-name fencing counter, KEYS[3] this owner's "abandoned" marker, KEYS[4] the
+-- waiter queue, KEYS[5] the waiting hash (all with the same {name} hash tag, so in one Cluster slot)
+-- ARGV[1] owner id, ARGV[2] holder identity, ARGV[3] TTL in milliseconds, ARGV[4] how long the caller's place
+-- stays live after this attempt, in milliseconds, or 0 to take no place (a caller that will not wait, RedLock),
+-- ARGV[5] release channel, ARGV[6] the longest reservation for a waiter, in milliseconds (handoff.lua)
 -- Returns {1, token} when granted, {0, remaining TTL in ms} when another owner holds it, and {0, -3}
 -- when the owner gave this attempt up already (see release_abandoned.lua).
 if redis.call('exists', KEYS[3]) == 1 then
@@ -10,25 +13,37 @@ if redis.call('exists', KEYS[3]) == 1 then
   return {0, -3}
 end
 local owner = redis.call('hget', KEYS[1], 'owner')
-if owner then
-  if owner == ARGV[1] then
-    -- The same holding asked again (a retry after a lost answer): it keeps its token.
-    redis.call('pexpire', KEYS[1], ARGV[3])
-    return {1, tonumber(redis.call('hget', KEYS[1], 'token'))}
+if not owner then
+  local head = redis.call('zrange', KEYS[4], 0, 0)[1]
+  if head and head ~= ARGV[1] then
+    -- Free, but waiters queued before this caller (the lock expired rather than being released, or was free when
+    -- they queued): the first live one gets it, and the caller takes its place behind them.
+    owner = hand_over(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[5], ARGV[6])
   end
-  return {0, redis.call('pttl', KEYS[1])}
+  if not owner then
+    local token = grant(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], redis.call('time'))
+    if head then
+      leave_queue(KEYS[4], KEYS[5], ARGV[1])
+    end
+    return {1, token}
+  end
 end
--- The counter has no TTL and only grows. It also never falls behind the server clock in microseconds:
--- a replica promoted after losing the primary's last increments still draws tokens above the ones the
--- lost primary handed out, as long as its clock is not behind by more than the failover took.
-local now = redis.call('time')
-local floor = now[1] .. string.format('%06d', tonumber(now[2]))
-local token = redis.call('incr', KEYS[2])
-if token < tonumber(floor) then
-  redis.call('set', KEYS[2], floor)
-  token = tonumber(floor)
+if owner == ARGV[1] then
+  -- The same holding asked again (a retry after a lost answer), or a waiter confirming the lock a release handed it:
+  -- it keeps its token, and the TTL counts from now.
+  redis.call('pexpire', KEYS[1], ARGV[3])
+  return {1, tonumber(redis.call('hget', KEYS[1], 'token'))}
 end
--- Numbers are written as strings built by %d: Lua would print large ones in exponent form.
-redis.call('hset', KEYS[1], 'owner', ARGV[1], 'holder', ARGV[2], 'token', string.format('%d', token))
-redis.call('pexpire', KEYS[1], ARGV[3])
-return {1, token}
+if ARGV[4] ~= '0' then
+  local now = redis.call('time')
+  local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  -- NX: a waiter keeps the place of its first attempt; its entry says how long it stays live.
+  redis.call('zadd', KEYS[4], 'NX', now[1] .. string.format('%06d', tonumber(now[2])), ARGV[1])
+  redis.call('hset', KEYS[5], ARGV[1], string.format('%d', now_ms + tonumber(ARGV[4])) .. ':' .. ARGV[3] .. ':' .. ARGV[2])
+  -- The queue outlives its last live entry by nothing: an abandoned queue goes on its own.
+  if redis.call('pttl', KEYS[4]) < tonumber(ARGV[4]) then
+    redis.call('pexpire', KEYS[4], ARGV[4])
+    redis.call('pexpire', KEYS[5], ARGV[4])
+  end
+end
+return {0, redis.call('pttl', KEYS[1])}

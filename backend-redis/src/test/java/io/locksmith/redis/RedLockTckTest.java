@@ -46,6 +46,6 @@ class RedLockTckTest extends StoreTck {
     /** What docs/REDIS.md promises of this deployment (R8.11). */
     @Override
     protected Set<Capability> expectedCapabilities() {
-        return RedisTckSupport.CAPABILITIES;
+        return RedisTckSupport.REDLOCK_CAPABILITIES;
     }
 }

@@ -212,27 +212,38 @@ final class DefaultDistributedLock implements DistributedLock {
             client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), System.nanoTime() - start, e);
             throw new LockInterruptedException(name, e);
         } finally {
-            client.acquireEnded(owner);
             if (waiter != null) {
                 client.waitQueues.leave(name, waiter, acquired);
             }
             Owner last = owner;
-            if (willWait && !acquired) {
-                // An interrupted waiter must still leave nothing behind: a store call made with the interrupt flag
-                // set fails at once in most clients, so clear it for the clean-up and set it again afterwards. The
-                // clean-up gets a short grace beyond the caller's bound; after that it goes on in the background.
-                boolean interrupted = Thread.interrupted();
-                try {
-                    client.storeCalls.runQuietlyWithin(name, "cancel of the wait", () -> provider.cancel(name, last),
-                            CLEANUP_GRACE_NANOS);
-                } catch (RuntimeException e) {
-                    LOG.warn("could not drop the queue entry of lock '{}' after the wait ended; it ends with its"
-                            + " session or TTL", name, e);
-                } finally {
-                    if (interrupted) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
+            try {
+                cancelUnlessAcquired(provider, last, willWait, acquired);
+            } finally {
+                // Only now: a closing client waits for acquires under way before it closes the provider, and a queue
+                // place left by a wait its client's close ended would be handed the lock with nobody to take it.
+                client.acquireEnded(last);
+            }
+        }
+    }
+
+    /** A wait that ended without the lock leaves no queue place behind (a queueing store's, handed a lock or not). */
+    private void cancelUnlessAcquired(LockProvider provider, Owner last, boolean willWait, boolean acquired) {
+        if (!willWait || acquired) {
+            return;
+        }
+        // An interrupted waiter must still leave nothing behind: a store call made with the interrupt flag set fails at
+        // once in most clients, so clear it for the clean-up and set it again afterwards. The clean-up gets a short
+        // grace beyond the caller's bound; after that it goes on in the background.
+        boolean interrupted = Thread.interrupted();
+        try {
+            client.storeCalls.runQuietlyWithin(name, "cancel of the wait", () -> provider.cancel(name, last),
+                    CLEANUP_GRACE_NANOS);
+        } catch (RuntimeException e) {
+            LOG.warn("could not drop the queue entry of lock '{}' after the wait ended; it ends with its"
+                    + " session or TTL", name, e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

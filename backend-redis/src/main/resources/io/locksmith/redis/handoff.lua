@@ -1,0 +1,69 @@
+-- Included before acquire.lua, release.lua, release_abandoned.lua and cancel.lua (LuaScript.load): granting a
+-- lock, and handing a freed lock to the first live waiter of the name's queue. A waiter that will wait takes a
+-- place in the queue (a sorted set of owner ids scored by arrival, KEYS named by the caller) and an entry in the
+-- name's waiting hash, "LIVE_UNTIL_MS:TTL_MS:HOLDER", refreshed by each of its attempts. A dead waiter's entry
+-- stops being live on its own; a live one is removed by its cancel when its wait ends without the lock.
+
+-- The fencing token: the name's counter, which has no TTL, only grows, and never falls behind the server clock in
+-- microseconds, so a replica promoted after losing the primary's last increments still draws tokens above the ones
+-- the lost primary handed out, as long as its clock is not behind by more than the failover took.
+local function next_token(fence, now)
+  local floor = now[1] .. string.format('%06d', tonumber(now[2]))
+  local token = redis.call('incr', fence)
+  if token < tonumber(floor) then
+    redis.call('set', fence, floor)
+    token = tonumber(floor)
+  end
+  return token
+end
+
+-- Writes the lock for an owner with a new token. Numbers are written as strings built by %d: Lua would print large
+-- ones in exponent form.
+local function grant(lock, fence, owner, holder, ttl, now)
+  local token = next_token(fence, now)
+  redis.call('hset', lock, 'owner', owner, 'holder', holder, 'token', string.format('%d', token))
+  redis.call('pexpire', lock, ttl)
+  return token
+end
+
+-- The lock is free: gives it to the first waiter whose entry is live, dropping dead ones on the way, and tells the
+-- name's channel. The grant is a reservation of at most reservation_ms: the waiter confirms it with its next attempt
+-- (acquire.lua's "same holding" answer), which sets its TTL; a waiter that died never confirms, and its reservation
+-- runs out. Returns the owner id of the waiter it went to, or nil when nobody waits (nothing is published then).
+local function hand_over(lock, fence, queue, waiting, channel, reservation_ms)
+  local now
+  while true do
+    local head = redis.call('zrange', queue, 0, 0)[1]
+    if not head then
+      return nil
+    end
+    now = now or redis.call('time')
+    redis.call('zrem', queue, head)
+    local entry = redis.call('hget', waiting, head)
+    redis.call('hdel', waiting, head)
+    if entry then
+      local live_until, ttl, holder = string.match(entry, '^(%d+):(%d+):(.*)$')
+      if live_until and tonumber(live_until) > tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) then
+        grant(lock, fence, head, holder, math.min(tonumber(ttl), tonumber(reservation_ms)), now)
+        redis.call('publish', channel, 'granted')
+        return head
+      end
+    end
+  end
+end
+
+-- Frees the lock (already checked to be the caller's) and hands it on, or publishes the release.
+local function free_and_hand_over(lock, fence, queue, waiting, channel, reservation_ms)
+  redis.call('del', lock)
+  if not hand_over(lock, fence, queue, waiting, channel, reservation_ms) then
+    redis.call('publish', channel, 'released')
+  end
+end
+
+-- Takes the owner's place out of the queue, if it has one.
+local function leave_queue(queue, waiting, owner)
+  if redis.call('hdel', waiting, owner) == 1 then
+    redis.call('zrem', queue, owner)
+  end
+end
+

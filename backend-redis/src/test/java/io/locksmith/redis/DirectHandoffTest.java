@@ -1,0 +1,298 @@
+package io.locksmith.redis;
+
+import io.locksmith.HolderIdentity;
+import io.locksmith.LockInfo;
+import io.locksmith.spi.AcquireRequest;
+import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.LockUri;
+import io.locksmith.spi.Owner;
+import io.locksmith.spi.ProviderContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import redis.clients.jedis.Jedis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Direct handoff on one primary, at the SPI against a real server: a waiter that will wait keeps a place in the
+ * name's queue, and a release (or a clean-up that frees the lock) hands the lock to the first live waiter in the
+ * same script, so nobody who arrives later can take it in between; the waiter confirms it with its next attempt.
+ * What a waiter leaves behind when it gives up, dies or is abandoned must never hold the lock for longer than the
+ * reservation. Both transports run the same scripts; each case runs on both.
+ */
+class DirectHandoffTest {
+
+    private static final Duration TTL = Duration.ofSeconds(30);
+    private static final AtomicInteger OWNERS = new AtomicInteger();
+
+    static RedisServer server;
+    static final List<RedisServer> redLockServers = new ArrayList<>();
+
+    @BeforeAll
+    static void start() {
+        server = RedisServer.start();
+        for (int i = 0; i < 3; i++) {
+            redLockServers.add(RedisServer.start());
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+        redLockServers.forEach(RedisServer::close);
+        redLockServers.clear();
+    }
+
+    private static LockProvider provider(String uri) {
+        return new RedisLockProviderFactory().create(LockUri.parse(uri), new ProviderContext("handoff-test", (g, r, c) -> { }));
+    }
+
+    private static LockProvider provider(String client, List<LockProvider> opened) {
+        LockProvider provider = provider("redis://" + server.address() + "?client=" + client);
+        opened.add(provider);
+        return provider;
+    }
+
+    private static Owner owner(String label) {
+        return new Owner("handoff-test:" + label + ":" + OWNERS.incrementAndGet(),
+                new HolderIdentity("handoff-test", label, "t", 1, null));
+    }
+
+    private static Optional<Grant> attempt(LockProvider provider, String name, Owner owner, boolean willWait) {
+        return provider.tryAcquire(new AcquireRequest(name, owner, TTL, willWait));
+    }
+
+    private static Grant take(LockProvider provider, String name, Owner owner) {
+        return attempt(provider, name, owner, false).orElseThrow(() -> new AssertionError(owner.id() + " could not"
+                + " take lock '" + name + "'"));
+    }
+
+    private static String holderOf(LockProvider provider, String name) {
+        return provider.inspect(name).map(LockInfo::holder).map(HolderIdentity::process).orElse(null);
+    }
+
+    private static void closeAll(List<LockProvider> opened) {
+        opened.forEach(LockProvider::close);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void aReleaseHandsTheLockToTheQueuedWaiterAndNobodyElse(String client, TestInfo info) {
+        String name = RedisLockContract.unique(info) + client;
+        List<LockProvider> opened = new ArrayList<>();
+        try {
+            LockProvider a = provider(client, opened);
+            LockProvider b = provider(client, opened);
+            LockProvider c = provider(client, opened);
+            Grant held = take(a, name, owner("a"));
+            Owner waiter = owner("b");
+            assertTrue(attempt(b, name, waiter, true).isEmpty());
+            a.release(held);
+            assertEquals("b", holderOf(a, name), "the release did not hand the lock to the queued waiter");
+            Duration reserved = a.inspect(name).orElseThrow().remaining();
+            assertTrue(reserved.compareTo(LockNode.RESERVATION) <= 0, "a handed lock is held for the waiter for "
+                    + reserved + " before it confirms, more than the reservation of " + LockNode.RESERVATION);
+            assertTrue(attempt(c, name, owner("c"), false).isEmpty(), "a newcomer took a lock handed to a waiter");
+            Grant handed = attempt(b, name, waiter, true).orElseThrow(() -> new AssertionError("the waiter could"
+                    + " not confirm the lock handed to it"));
+            assertTrue(handed.fencingToken() > held.fencingToken(), "the handed lock's token is not greater");
+            Duration confirmed = a.inspect(name).orElseThrow().remaining();
+            assertTrue(confirmed.compareTo(LockNode.RESERVATION) > 0, "the confirmation did not set the waiter's"
+                    + " own TTL of " + TTL + ": " + confirmed + " left");
+            assertTrue(b.release(handed));
+            assertTrue(a.inspect(name).isEmpty(), "nobody waits: the release must free the lock");
+            assertQueueGone(name);
+        } finally {
+            closeAll(opened);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void waitersAreServedInArrivalOrder(String client, TestInfo info) {
+        String name = RedisLockContract.unique(info) + client;
+        List<LockProvider> opened = new ArrayList<>();
+        try {
+            LockProvider store = provider(client, opened);
+            Grant held = take(store, name, owner("holder"));
+            List<Owner> waiters = new ArrayList<>();
+            for (String label : List.of("w1", "w2", "w3")) {
+                Owner waiter = owner(label);
+                waiters.add(waiter);
+                assertTrue(attempt(store, name, waiter, true).isEmpty());
+            }
+            // A waiter that tries again keeps the place of its first attempt.
+            assertTrue(attempt(store, name, waiters.get(0), true).isEmpty());
+            List<String> served = new ArrayList<>();
+            Grant current = held;
+            for (int i = 0; i < waiters.size(); i++) {
+                store.release(current);
+                served.add(holderOf(store, name));
+                current = attempt(store, name, waiters.get(i), true).orElseThrow(() -> new AssertionError(
+                        "the waiter the lock was handed to could not confirm it"));
+            }
+            store.release(current);
+            assertEquals(List.of("w1", "w2", "w3"), served);
+            assertTrue(store.inspect(name).isEmpty());
+        } finally {
+            closeAll(opened);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void aCancelledWaiterIsPassedOverAndAHandedLockItCancelsGoesOn(String client, TestInfo info) {
+        String name = RedisLockContract.unique(info) + client;
+        List<LockProvider> opened = new ArrayList<>();
+        try {
+            LockProvider store = provider(client, opened);
+            Grant held = take(store, name, owner("holder"));
+            Owner gaveUp = owner("gave-up");
+            Owner handedThenGaveUp = owner("handed-then-gave-up");
+            Owner last = owner("last");
+            assertTrue(attempt(store, name, gaveUp, true).isEmpty());
+            assertTrue(attempt(store, name, handedThenGaveUp, true).isEmpty());
+            assertTrue(attempt(store, name, last, true).isEmpty());
+            store.cancel(name, gaveUp);
+            store.release(held);
+            assertEquals("handed-then-gave-up", holderOf(store, name), "a cancelled waiter was handed the lock");
+            // Its wait ended before it confirmed: the lock goes on to the next waiter at once.
+            store.cancel(name, handedThenGaveUp);
+            assertEquals("last", holderOf(store, name));
+            store.cancel(name, last);
+            assertTrue(store.inspect(name).isEmpty(), "a cancel of the last waiter left its handed lock behind");
+            assertQueueGone(name);
+            take(store, name, owner("newcomer"));
+        } finally {
+            closeAll(opened);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void aDeadWaitersLapsedPlaceIsPassedOver(String client, TestInfo info) {
+        String name = RedisLockContract.unique(info) + client;
+        List<LockProvider> opened = new ArrayList<>();
+        try {
+            LockProvider store = provider(client, opened);
+            Grant held = take(store, name, owner("holder"));
+            Owner dead = owner("dead");
+            Owner alive = owner("alive");
+            assertTrue(attempt(store, name, dead, true).isEmpty());
+            assertTrue(attempt(store, name, alive, true).isEmpty());
+            // The dead waiter's last attempt was longer ago than a place lives: its entry says so.
+            try (Jedis jedis = server.jedis()) {
+                String entry = jedis.hget(RedisLockKeys.waitingKey(name), dead.id());
+                assertTrue(entry != null && entry.matches("\\d+:30000:.+"), "unexpected waiter entry " + entry);
+                jedis.hset(RedisLockKeys.waitingKey(name), dead.id(), "1" + entry.substring(entry.indexOf(':')));
+            }
+            store.release(held);
+            assertEquals("alive", holderOf(store, name), "a release handed the lock to a waiter whose place lapsed");
+            Grant handed = attempt(store, name, alive, true).orElseThrow();
+            assertFalse(attempt(store, name, dead, true).isPresent(), "the dead waiter took a held lock");
+            store.release(handed);
+            // The dead waiter came back and queued again, at the end: it is the one left.
+            assertEquals("dead", holderOf(store, name));
+            store.cancel(name, dead);
+            assertTrue(store.inspect(name).isEmpty());
+        } finally {
+            closeAll(opened);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void aFreeLockGoesToTheQueuedWaiterBeforeANewcomer(String client, TestInfo info) {
+        String name = RedisLockContract.unique(info) + client;
+        List<LockProvider> opened = new ArrayList<>();
+        try {
+            LockProvider store = provider(client, opened);
+            take(store, name, owner("holder"));
+            Owner waiter = owner("waiter");
+            assertTrue(attempt(store, name, waiter, true).isEmpty());
+            // The holder's lock expires instead of being released: no release hands it over.
+            try (Jedis jedis = server.jedis()) {
+                jedis.del(RedisLockKeys.lockKey(name));
+            }
+            assertTrue(attempt(store, name, owner("newcomer"), false).isEmpty(),
+                    "a newcomer took a free lock ahead of the waiter that queued first");
+            assertEquals("waiter", holderOf(store, name));
+            Grant confirmed = attempt(store, name, waiter, true).orElseThrow();
+            store.release(confirmed);
+            assertTrue(store.inspect(name).isEmpty());
+        } finally {
+            closeAll(opened);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void anAbandonedWaiterLosesItsPlaceAndCannotTakeItBack(String client, TestInfo info) {
+        String name = RedisLockContract.unique(info) + client;
+        List<LockProvider> opened = new ArrayList<>();
+        try {
+            LockProvider store = provider(client, opened);
+            Grant held = take(store, name, owner("holder"));
+            Owner abandoned = owner("abandoned");
+            assertTrue(attempt(store, name, abandoned, true).isEmpty());
+            store.releaseAmbiguous(name, abandoned);
+            assertTrue(attempt(store, name, abandoned, true).isEmpty());
+            store.release(held);
+            assertTrue(store.inspect(name).isEmpty(), "an abandoned waiter was handed the lock");
+            assertQueueGone(name);
+            // A lock handed to a waiter whose attempt then failed ambiguously goes on as well.
+            held = take(store, name, owner("holder"));
+            Owner ambiguous = owner("ambiguous");
+            Owner next = owner("next");
+            assertTrue(attempt(store, name, ambiguous, true).isEmpty());
+            assertTrue(attempt(store, name, next, true).isEmpty());
+            store.release(held);
+            store.releaseAmbiguous(name, ambiguous);
+            assertEquals("next", holderOf(store, name));
+            store.cancel(name, next);
+            assertTrue(store.inspect(name).isEmpty());
+        } finally {
+            closeAll(opened);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void redLockTakesNoPlaceInAnyQueue(TestInfo info) {
+        String name = RedisLockContract.unique(info);
+        String uri = "redlock://" + redLockServers.stream().map(RedisServer::address).collect(Collectors.joining(","));
+        try (LockProvider a = provider(uri); LockProvider b = provider(uri)) {
+            Grant held = take(a, name, owner("holder"));
+            assertTrue(attempt(b, name, owner("waiter"), true).isEmpty());
+            for (RedisServer node : redLockServers) {
+                try (Jedis jedis = node.jedis()) {
+                    assertFalse(jedis.exists(RedisLockKeys.queueKey(name)), "RedLock queued a waiter on " + node);
+                }
+            }
+            a.release(held);
+            assertTrue(a.inspect(name).isEmpty(), "a RedLock release handed the lock over");
+        }
+    }
+
+    private static void assertQueueGone(String name) {
+        try (Jedis jedis = server.jedis()) {
+            if (jedis.exists(RedisLockKeys.queueKey(name)) || jedis.exists(RedisLockKeys.waitingKey(name))) {
+                fail("the queue of '" + name + "' outlived its last waiter: " + jedis.zrange(RedisLockKeys.queueKey(name),
+                        0, -1) + " " + jedis.hgetAll(RedisLockKeys.waitingKey(name)));
+            }
+        }
+    }
+}
