@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class InterruptAndCloseTest {
 
     /** A store whose lock is always taken, whose acquire may block, and which records its clean-up calls. */
-    private static final class StubbornProvider extends StubStores.Stub {
+    private static class StubbornProvider extends StubStores.Stub {
         final boolean blockInAcquire;
         final CountDownLatch inAcquire = new CountDownLatch(1);
         final List<String> cleanups = new CopyOnWriteArrayList<>();
@@ -148,5 +148,37 @@ class InterruptAndCloseTest {
             assertTrue(held.isHeld());
             held.close();
         }
+    }
+
+    /**
+     * A queueing store hands a released lock to the first waiter still queued: a wait that its client's close ended
+     * must drop its place before the client closes the provider, or the store hands the lock to nobody (R1.5 found
+     * this on Redis: a lock handed to the place of a closed client's waiter stayed taken until it ran out).
+     */
+    @Test
+    void closingAClientCancelsItsWaitersPlacesBeforeClosingTheStore() throws Exception {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        StubbornProvider store = new StubbornProvider(false) {
+            @Override
+            public void cancel(String name, Owner owner) {
+                // Slower than the waiter's wake-up, so that a close that did not wait for it would overtake it.
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+                calls.add("cancel " + name);
+            }
+
+            @Override
+            public void close() {
+                calls.add("close");
+            }
+        };
+        LockClient client = ProviderClientBuilder.create().uri("stubborn://").factory(store)
+                .maxPollInterval(Duration.ofMinutes(5)).build();
+        AtomicBoolean flagAfter = new AtomicBoolean();
+        Waiting waiting = waitInThread(client.lock("order:4"), Duration.ofMinutes(5), flagAfter);
+        assertTrue(store.inAcquire.await(10, TimeUnit.SECONDS));
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiting.thread().getState() == Thread.State.TIMED_WAITING);
+        client.close();
+        assertInstanceOf(IllegalStateException.class, waiting.outcome().get(20, TimeUnit.SECONDS));
+        assertEquals(List.of("cancel order:4", "close"), calls, "the close did not wait for the waiter's cancel");
     }
 }
