@@ -131,7 +131,7 @@ final class JedisCommands implements RedisCommands {
     }
 
     @Override
-    public AutoCloseable subscribe(String channel, Runnable onMessage) {
+    public AutoCloseable subscribe(String channel, java.util.function.Consumer<String> onMessage) {
         return subscriber.subscribe(channel, onMessage);
     }
 

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -37,7 +38,7 @@ final class JedisSubscriber implements AutoCloseable {
     private final Supplier<HostAndPort> primary;
     private final JedisClientConfig config;
     private final String description;
-    private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
+    private final Map<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
     /**
      * Channels with a listener that was told it is subscribed (or was subscribed before a reconnect) while the
@@ -59,12 +60,13 @@ final class JedisSubscriber implements AutoCloseable {
         this.description = description;
     }
 
-    AutoCloseable subscribe(String channel, Runnable onMessage) {
+    /** Calls {@code onMessage} with each message's text, or with {@code null} where one may have been missed. */
+    AutoCloseable subscribe(String channel, Consumer<String> onMessage) {
         synchronized (lock) {
             if (closed) {
                 throw new IllegalStateException(description + " is closed");
             }
-            List<Runnable> list = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
+            List<Consumer<String>> list = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
             boolean first = list.isEmpty();
             list.add(onMessage);
             if (thread == null) {
@@ -103,9 +105,9 @@ final class JedisSubscriber implements AutoCloseable {
         }
     }
 
-    private void unsubscribe(String channel, Runnable onMessage) {
+    private void unsubscribe(String channel, Consumer<String> onMessage) {
         synchronized (lock) {
-            List<Runnable> list = listeners.get(channel);
+            List<Consumer<String>> list = listeners.get(channel);
             if (list == null || !list.remove(onMessage) || !list.isEmpty()) {
                 return;
             }
@@ -172,18 +174,19 @@ final class JedisSubscriber implements AutoCloseable {
 
     private void notifyAll(Set<String> channels) {
         for (String channel : new ArrayList<>(channels)) {
-            deliver(channel);
+            deliver(channel, null);
         }
     }
 
-    private void deliver(String channel) {
-        List<Runnable> list = listeners.get(channel);
+    /** Calls the listeners of {@code channel} with {@code message}, {@code null} if one may have been missed. */
+    private void deliver(String channel, String message) {
+        List<Consumer<String>> list = listeners.get(channel);
         if (list == null) {
             return;
         }
-        for (Runnable listener : list) {
+        for (Consumer<String> listener : list) {
             try {
-                listener.run();
+                listener.accept(message);
             } catch (RuntimeException e) {
                 LOG.warn("release listener for {} failed", channel, e);
             }
@@ -208,7 +211,7 @@ final class JedisSubscriber implements AutoCloseable {
                 confirmed.notifyAll();
             }
             if (late) {
-                deliver(channel);
+                deliver(channel, null);
             }
         }
 
@@ -219,7 +222,7 @@ final class JedisSubscriber implements AutoCloseable {
 
         @Override
         public void onMessage(String channel, String message) {
-            deliver(channel);
+            deliver(channel, message);
         }
     }
 

@@ -11,8 +11,10 @@ import io.locksmith.spi.RenewRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The lock protocol on one Redis deployment: runs the scripts by SHA (with the text as fallback) and reads
@@ -20,8 +22,11 @@ import java.util.TreeSet;
  */
 final class LockNode implements AutoCloseable {
 
-    /** What {@code acquire.lua} answered. {@code replicasAcknowledged} is -1 when no WAIT was asked for. */
-    record Acquired(boolean granted, long token, int replicasAcknowledged) {
+    /**
+     * What {@code acquire.lua} answered, or what a handoff message granted. {@code replicasAcknowledged} is -1 when no
+     * WAIT was asked for; {@code validity} is how long from the call the store keeps the lock for the owner.
+     */
+    record Acquired(boolean granted, long token, int replicasAcknowledged, Duration validity) {
     }
 
     /** What {@code inspect.lua} answered for a held lock. */
@@ -36,6 +41,12 @@ final class LockNode implements AutoCloseable {
 
     private final RedisCommands commands;
     private final ReplicaAck ack;
+    /**
+     * The owners of this client that may have a place in a queue on this node: from before their first waiting
+     * attempt until they are granted, cancelled or abandoned. A handoff message wakes this client's waiters only
+     * when it names one of them, so a release does not send every other client's waiter to the store.
+     */
+    private final Map<String, Waiting> waitingHere = new ConcurrentHashMap<>();
 
     /**
      * @param ack replicas that must acknowledge acquire and renew ({@code WAIT}), or {@code null}
@@ -54,30 +65,95 @@ final class LockNode implements AutoCloseable {
     static final Duration WAITER_PLACE = Duration.ofSeconds(10);
 
     /**
-     * The longest a release holds the lock for the waiter it handed it to, until that waiter confirms it with its
-     * next attempt (which sets the waiter's own TTL). A live waiter confirms within a notification, or at its next
-     * poll if the notification was lost; a waiter that died costs its successors this much at most.
+     * How much shorter than its TTL a lock taken from a handoff message may be on the client: the time since the
+     * waiter's last attempt, from which its validity counts (the handoff came after it). Beyond this share of the TTL
+     * the waiter confirms with a request instead, whose validity counts from that request; the client's drift margin
+     * (1% plus 2 ms) is of the same size.
      */
-    static final Duration RESERVATION = Duration.ofSeconds(5);
+    private static final int LOCAL_GRANT_MAX_SHARE_OF_TTL = 100;
 
     private static final String WAITER_PLACE_MILLIS = Long.toString(WAITER_PLACE.toMillis());
-    private static final String RESERVATION_MILLIS = Long.toString(RESERVATION.toMillis());
 
     /**
+     * Takes the lock, or keeps the caller's place in the name's queue. A waiter that a release handed the lock to
+     * since its last attempt takes it from the release's message without a request, when the store acknowledges
+     * writes alone (no {@code WAIT}: the handoff was not waited for) and its last attempt is recent enough: the
+     * handoff came after that attempt reached the server (its token is above the counter the attempt read), so the
+     * store keeps the lock for the TTL from a moment after that attempt was sent.
+     *
      * @param queueIfTaken whether the caller will wait, so that a taken lock keeps it a place in the name's queue
      *                     (and a release hands the lock to it in arrival order); false for one attempt, and for
      *                     RedLock, whose grant needs a majority that no single node can hand over
      */
     Acquired acquire(String name, Owner owner, Duration ttl, boolean queueIfTaken) {
+        long ttlMillis = millis(ttl);
+        Waiting waiting = null;
+        if (queueIfTaken) {
+            // Before the request: the release that hands this owner the lock may publish before the reply arrives.
+            waiting = waitingHere.computeIfAbsent(owner.id(), id -> new Waiting());
+            Acquired handed = waiting.handedSinceLastAttempt(ttlMillis, System.nanoTime());
+            if (handed != null && ack == null) {
+                waitingHere.remove(owner.id());
+                return handed;
+            }
+        }
+        long sentAt = System.nanoTime();
         Reply reply = run(LuaScript.ACQUIRE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.abandonedKey(name, owner.id()), RedisLockKeys.queueKey(name),
                         RedisLockKeys.waitingKey(name)),
-                List.of(owner.id(), encoded(owner.holder()), Long.toString(millis(ttl)),
-                        queueIfTaken ? WAITER_PLACE_MILLIS : "0", RedisLockKeys.releaseChannel(name), RESERVATION_MILLIS),
+                List.of(owner.id(), encoded(owner.holder()), Long.toString(ttlMillis),
+                        queueIfTaken ? WAITER_PLACE_MILLIS : "0", RedisLockKeys.releaseChannel(name)),
                 ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
-        return new Acquired(granted, granted ? number(values.get(1)) : -1, reply.replicasAcknowledged());
+        if (waiting != null) {
+            if (granted) {
+                waitingHere.remove(owner.id());
+            } else if (values.size() > 2) {
+                waiting.attempted(sentAt, number(values.get(2)));
+            }
+        }
+        return new Acquired(granted, granted ? number(values.get(1)) : -1, reply.replicasAcknowledged(), ttl);
+    }
+
+    /**
+     * A waiter of this client on this node: its last attempt, and the handoff a release message reported for it. The
+     * message and the attempt's reply come on different connections, in either order, so each is kept as it comes
+     * and they are compared when the waiter asks again.
+     */
+    private static final class Waiting {
+        /** When the last attempt that found the lock taken was sent, and the fencing counter it read. */
+        private long lastAttemptSentAt;
+        private long counterAtLastAttempt = Long.MAX_VALUE;
+        /** The last handoff message for this owner, or null. */
+        private Handoff handoff;
+
+        synchronized void attempted(long sentAt, long counter) {
+            lastAttemptSentAt = sentAt;
+            counterAtLastAttempt = counter;
+        }
+
+        synchronized void handed(Handoff message) {
+            handoff = message;
+        }
+
+        /**
+         * The grant a handoff after the last attempt gave this owner, with its validity counted from that attempt, or
+         * null: no such handoff (none, or one before the attempt: the attempt's counter is past its token), another
+         * TTL than the one asked for, or an attempt too long ago.
+         */
+        synchronized Acquired handedSinceLastAttempt(long ttlMillis, long now) {
+            Handoff message = handoff;
+            if (message == null || message.token() <= counterAtLastAttempt || message.ttl().toMillis() != ttlMillis) {
+                return null;
+            }
+            long sinceAttempt = now - lastAttemptSentAt;
+            long ttlNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+            if (sinceAttempt < 0 || sinceAttempt > ttlNanos / LOCAL_GRANT_MAX_SHARE_OF_TTL) {
+                return null;
+            }
+            return new Acquired(true, message.token(), -1, Duration.ofNanos(ttlNanos - sinceAttempt));
+        }
     }
 
     /** The last identity this thread encoded, and its encoding: the shared client reuses a thread's identity. */
@@ -96,7 +172,7 @@ final class LockNode implements AutoCloseable {
     boolean release(String name, String ownerId) {
         Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.queueKey(name), RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name), RESERVATION_MILLIS), null);
+                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
         return number(reply.value()) == 1;
     }
 
@@ -106,11 +182,12 @@ final class LockNode implements AutoCloseable {
      * owner id is never used again).
      */
     boolean releaseAbandoned(String name, String ownerId) {
+        waitingHere.remove(ownerId);
         Reply reply = run(LuaScript.RELEASE_ABANDONED, List.of(RedisLockKeys.lockKey(name),
                 RedisLockKeys.abandonedKey(name, ownerId), RedisLockKeys.fenceKey(name), RedisLockKeys.queueKey(name),
                 RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name), Long.toString(ABANDONED_MARKER.toMillis()),
-                        RESERVATION_MILLIS), null);
+                List.of(ownerId, RedisLockKeys.releaseChannel(name), Long.toString(ABANDONED_MARKER.toMillis())),
+                null);
         return number(reply.value()) == 1;
     }
 
@@ -119,9 +196,10 @@ final class LockNode implements AutoCloseable {
      * release handed the owner before it could confirm it.
      */
     void cancel(String name, String ownerId) {
+        waitingHere.remove(ownerId);
         run(LuaScript.CANCEL, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.queueKey(name), RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name), RESERVATION_MILLIS), null);
+                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
     }
 
     /**
@@ -234,20 +312,57 @@ final class LockNode implements AutoCloseable {
      * it expires: Redis publishes nothing when a key's TTL runs out (keyspace notifications are a server setting
      * we cannot assume), so while the subscription lasts a timer reads the lock's remaining TTL and calls back
      * once it is gone. Without it a waiter learns of a crashed holder's expiry only at its next poll (R7.8).
+     *
+     * <p>A release that handed the lock to a waiter publishes {@code granted OWNER TTL_MS TOKEN}: only the client of
+     * that waiter is told (its other waiters and every other client's would find the lock taken), the waiter may take
+     * the lock from it ({@link #acquire}), and the watch takes the handed lock's TTL from the message instead of
+     * reading it.
      */
     AutoCloseable subscribe(String name, Runnable onRelease) {
         ExpiryWatch watch = new ExpiryWatch(name, onRelease);
-        // After a release the next holder's TTL is another one: the watch reads it again (it slept until the TTL of
-        // the holder it saw, and missed the expiry of a shorter lease taken after a release; TCK R7.4).
-        AutoCloseable released = commands.subscribe(RedisLockKeys.releaseChannel(name), () -> {
-            onRelease.run();
-            watch.rearm();
+        AutoCloseable released = commands.subscribe(RedisLockKeys.releaseChannel(name), message -> {
+            Handoff handoff = Handoff.parse(message);
+            if (handoff == null) {
+                // A release, or a message that may have been missed: after it the next holder's TTL is another one,
+                // so the watch reads it again (it slept until the TTL of the holder it saw, and missed the expiry of
+                // a shorter lease taken after a release; TCK R7.4).
+                onRelease.run();
+                watch.rearm();
+                return;
+            }
+            watch.heldFor(handoff.ttl());
+            Waiting waiting = waitingHere.get(handoff.owner());
+            if (waiting != null) {
+                waiting.handed(handoff);
+                onRelease.run();
+            }
         });
         watch.schedule(Duration.ZERO);
         return () -> {
             watch.cancel();
             released.close();
         };
+    }
+
+    /** A {@code granted OWNER TTL_MS TOKEN} message of {@code handoff.lua}. */
+    record Handoff(String owner, Duration ttl, long token) {
+        private static final String PREFIX = "granted ";
+
+        /** The handoff a message reports, or null for any other message (a release, or none). */
+        static Handoff parse(String message) {
+            if (message == null || !message.startsWith(PREFIX)) {
+                return null;
+            }
+            String[] parts = message.substring(PREFIX.length()).split(" ");
+            if (parts.length != 3) {
+                return null;
+            }
+            try {
+                return new Handoff(parts[0], Duration.ofMillis(Long.parseLong(parts[1])), Long.parseLong(parts[2]));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
     }
 
     private static final java.util.concurrent.ScheduledExecutorService EXPIRY_WATCHES =
@@ -303,8 +418,27 @@ final class LockNode implements AutoCloseable {
             schedule(holding.remaining().plusMillis(1));
         }
 
+        /** A holder took the lock for {@code ttl} from about now: the next read is when that runs out. */
+        void heldFor(Duration ttl) {
+            onWatchThread(() -> {
+                sawHeld = true;
+                schedule(ttl.plusMillis(1));
+            });
+        }
+
         /** Forgets the holder it saw and reads the lock again now (on the watch's own thread). */
         void rearm() {
+            if (cancelled) {
+                return;
+            }
+            onWatchThread(() -> {
+                sawHeld = false;
+                check();
+            });
+        }
+
+        /** Runs {@code step} on the watch's thread in place of the check scheduled next. */
+        private void onWatchThread(Runnable step) {
             if (cancelled) {
                 return;
             }
@@ -314,8 +448,9 @@ final class LockNode implements AutoCloseable {
                     if (scheduled != null) {
                         scheduled.cancel(false);
                     }
-                    sawHeld = false;
-                    check();
+                    if (!cancelled) {
+                        step.run();
+                    }
                 });
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 // shutting down

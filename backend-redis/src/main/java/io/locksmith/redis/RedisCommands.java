@@ -64,11 +64,12 @@ interface RedisCommands extends AutoCloseable {
     Reply eval(String script, List<String> keys, List<String> args, ReplicaAck ack);
 
     /**
-     * Calls {@code onMessage} for every message on {@code channel}, until the returned handle is closed. All
-     * channels of one {@code RedisCommands} share one subscription connection. After that connection was
-     * lost and restored, every listener is called once, since a message may have been missed meanwhile.
+     * Calls {@code onMessage} with the text of every message on {@code channel}, until the returned handle is
+     * closed. All channels of one {@code RedisCommands} share one subscription connection. After that connection
+     * was lost and restored, and when the server confirms a subscription late, every listener is called once with
+     * {@code null}, since a message may have been missed meanwhile.
      */
-    AutoCloseable subscribe(String channel, Runnable onMessage);
+    AutoCloseable subscribe(String channel, java.util.function.Consumer<String> onMessage);
 
     /** The server for messages, e.g. {@code 127.0.0.1:6379/0 (jedis)}; never the password. */
     String describe();

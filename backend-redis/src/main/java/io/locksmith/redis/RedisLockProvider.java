@@ -66,7 +66,7 @@ final class RedisLockProvider implements LockProvider {
             releaseAfterFailure(request.name(), request.owner().id(), e);
             throw e;
         }
-        return Optional.of(new Grant(request.name(), request.owner(), acquired.token(), request.ttl()));
+        return Optional.of(new Grant(request.name(), request.owner(), acquired.token(), acquired.validity()));
     }
 
     private void releaseAfterFailure(String name, String ownerId, LockStoreException failure) {

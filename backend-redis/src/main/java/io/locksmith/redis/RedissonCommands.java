@@ -94,11 +94,11 @@ final class RedissonCommands implements RedisCommands {
     }
 
     @Override
-    public AutoCloseable subscribe(String channel, Runnable onMessage) {
+    public AutoCloseable subscribe(String channel, java.util.function.Consumer<String> onMessage) {
         RTopic topic = client.getTopic(channel, StringCodec.INSTANCE);
         int id;
         try {
-            id = topic.addListener(String.class, (ch, message) -> onMessage.run());
+            id = topic.addListener(String.class, (ch, message) -> onMessage.accept(message));
         } catch (RuntimeException e) {
             throw new LockStoreException(description + ": cannot subscribe to " + channel + ": " + e.getMessage(), e);
         }

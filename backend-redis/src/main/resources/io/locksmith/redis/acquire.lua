@@ -4,9 +4,10 @@
 -- waiter queue, KEYS[5] the waiting hash (all with the same {name} hash tag, so in one Cluster slot)
 -- ARGV[1] owner id, ARGV[2] holder identity, ARGV[3] TTL in milliseconds, ARGV[4] how long the caller's place
 -- stays live after this attempt, in milliseconds, or 0 to take no place (a caller that will not wait, RedLock),
--- ARGV[5] release channel, ARGV[6] the longest reservation for a waiter, in milliseconds (handoff.lua)
--- Returns {1, token} when granted, {0, remaining TTL in ms} when another owner holds it, and {0, -3}
--- when the owner gave this attempt up already (see release_abandoned.lua).
+-- ARGV[5] release channel
+-- Returns {1, token} when granted, {0, remaining TTL in ms, fencing counter} when another owner holds it (the counter
+-- tells a later handoff message from an earlier one: LockNode.acquire), and {0, -3} when the owner gave this attempt
+-- up already (see release_abandoned.lua).
 if redis.call('exists', KEYS[3]) == 1 then
   -- This request arrived after its sender timed out and cleaned up: granting it would leave a lock
   -- behind that nobody thinks it holds.
@@ -18,7 +19,7 @@ if not owner then
   if head and head ~= ARGV[1] then
     -- Free, but waiters queued before this caller (the lock expired rather than being released, or was free when
     -- they queued): the first live one gets it, and the caller takes its place behind them.
-    owner = hand_over(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[5], ARGV[6])
+    owner = hand_over(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[5])
   end
   if not owner then
     local token = grant(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], redis.call('time'))
@@ -34,6 +35,7 @@ if owner == ARGV[1] then
   redis.call('pexpire', KEYS[1], ARGV[3])
   return {1, tonumber(redis.call('hget', KEYS[1], 'token'))}
 end
+local held_for = redis.call('pttl', KEYS[1])
 if ARGV[4] ~= '0' then
   local now = redis.call('time')
   local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -45,5 +47,6 @@ if ARGV[4] ~= '0' then
     redis.call('pexpire', KEYS[4], ARGV[4])
     redis.call('pexpire', KEYS[5], ARGV[4])
   end
+  return {0, held_for, tonumber(redis.call('get', KEYS[2]) or '0')}
 end
-return {0, redis.call('pttl', KEYS[1])}
+return {0, held_for}

@@ -1,11 +1,11 @@
 -- A wait ended without the lock: takes the owner's place out of the queue and, if a release handed the owner the
 -- lock before it could confirm it, frees that lock and hands it on (handoff.lua).
 -- KEYS[1] the lock hash, KEYS[2] the fencing counter, KEYS[3] the waiter queue, KEYS[4] the waiting hash
--- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] the longest reservation for a waiter, in milliseconds
+-- ARGV[1] owner id, ARGV[2] release channel
 -- Returns 1 if a lock handed to the owner was freed, 0 otherwise.
 leave_queue(KEYS[3], KEYS[4], ARGV[1])
 if redis.call('hget', KEYS[1], 'owner') == ARGV[1] then
-  free_and_hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3])
+  free_and_hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2])
   return 1
 end
 return 0

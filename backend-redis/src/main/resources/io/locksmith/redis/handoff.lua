@@ -26,11 +26,13 @@ local function grant(lock, fence, owner, holder, ttl, now)
   return token
 end
 
--- The lock is free: gives it to the first waiter whose entry is live, dropping dead ones on the way, and tells the
--- name's channel. The grant is a reservation of at most reservation_ms: the waiter confirms it with its next attempt
--- (acquire.lua's "same holding" answer), which sets its TTL; a waiter that died never confirms, and its reservation
--- runs out. Returns the owner id of the waiter it went to, or nil when nobody waits (nothing is published then).
-local function hand_over(lock, fence, queue, waiting, channel, reservation_ms)
+-- The lock is free: gives it to the first waiter whose entry is live, dropping dead ones on the way, with the TTL the
+-- waiter asked for, and tells the name's channel whom it went to, for how long and with which token. The waiter's
+-- client may take it from that message (LockNode.acquire) or confirm it with its next attempt (acquire.lua's "same
+-- holding" answer); a waiter that died holds it until its TTL runs out, as a queued ZooKeeper or etcd waiter whose
+-- session has not expired yet. Returns the owner id of the waiter it went to, or nil when nobody waits (nothing is
+-- published then).
+local function hand_over(lock, fence, queue, waiting, channel)
   local now
   while true do
     local head = redis.call('zrange', queue, 0, 0)[1]
@@ -44,8 +46,10 @@ local function hand_over(lock, fence, queue, waiting, channel, reservation_ms)
     if entry then
       local live_until, ttl, holder = string.match(entry, '^(%d+):(%d+):(.*)$')
       if live_until and tonumber(live_until) > tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) then
-        grant(lock, fence, head, holder, math.min(tonumber(ttl), tonumber(reservation_ms)), now)
-        redis.call('publish', channel, 'granted')
+        local token = grant(lock, fence, head, holder, ttl, now)
+        -- Only that waiter's client wakes a thread, and every client's expiry watch knows the new TTL without
+        -- reading it (LockNode.subscribe).
+        redis.call('publish', channel, 'granted ' .. head .. ' ' .. ttl .. ' ' .. string.format('%d', token))
         return head
       end
     end
@@ -53,9 +57,9 @@ local function hand_over(lock, fence, queue, waiting, channel, reservation_ms)
 end
 
 -- Frees the lock (already checked to be the caller's) and hands it on, or publishes the release.
-local function free_and_hand_over(lock, fence, queue, waiting, channel, reservation_ms)
+local function free_and_hand_over(lock, fence, queue, waiting, channel)
   redis.call('del', lock)
-  if not hand_over(lock, fence, queue, waiting, channel, reservation_ms) then
+  if not hand_over(lock, fence, queue, waiting, channel) then
     redis.call('publish', channel, 'released')
   end
 end

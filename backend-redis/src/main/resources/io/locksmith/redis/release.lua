@@ -1,10 +1,10 @@
 -- Deletes the lock only if it is still this owner's, and hands it to the first live waiter of the name's queue
 -- (handoff.lua), or tells waiters on the name's channel that it is free.
 -- KEYS[1] the lock hash, KEYS[2] the fencing counter, KEYS[3] the waiter queue, KEYS[4] the waiting hash
--- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] the longest reservation for a waiter, in milliseconds
+-- ARGV[1] owner id, ARGV[2] release channel
 -- Returns 1 if this call removed the owner's lock, 0 if it was not the owner's (expired, taken over).
 if redis.call('hget', KEYS[1], 'owner') == ARGV[1] then
-  free_and_hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3])
+  free_and_hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2])
   return 1
 end
 return 0

@@ -30,9 +30,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Direct handoff on one primary, at the SPI against a real server: a waiter that will wait keeps a place in the
  * name's queue, and a release (or a clean-up that frees the lock) hands the lock to the first live waiter in the
- * same script, so nobody who arrives later can take it in between; the waiter confirms it with its next attempt.
- * What a waiter leaves behind when it gives up, dies or is abandoned must never hold the lock for longer than the
- * reservation. Both transports run the same scripts; each case runs on both.
+ * same script, so nobody who arrives later can take it in between; the waiter takes it from the release's message, or
+ * confirms it with its next attempt. What a waiter leaves behind when it gives up or is abandoned must not hold the
+ * lock, and a waiter whose place lapsed is passed over. Both transports run the same scripts; each case runs on both.
  */
 class DirectHandoffTest {
 
@@ -103,16 +103,15 @@ class DirectHandoffTest {
             assertTrue(attempt(b, name, waiter, true).isEmpty());
             a.release(held);
             assertEquals("b", holderOf(a, name), "the release did not hand the lock to the queued waiter");
-            Duration reserved = a.inspect(name).orElseThrow().remaining();
-            assertTrue(reserved.compareTo(LockNode.RESERVATION) <= 0, "a handed lock is held for the waiter for "
-                    + reserved + " before it confirms, more than the reservation of " + LockNode.RESERVATION);
+            Duration handedFor = a.inspect(name).orElseThrow().remaining();
+            assertTrue(handedFor.compareTo(TTL.minusSeconds(5)) > 0 && handedFor.compareTo(TTL) <= 0,
+                    "the handed lock is not held for the waiter's TTL of " + TTL + ": " + handedFor + " left");
             assertTrue(attempt(c, name, owner("c"), false).isEmpty(), "a newcomer took a lock handed to a waiter");
             Grant handed = attempt(b, name, waiter, true).orElseThrow(() -> new AssertionError("the waiter could"
-                    + " not confirm the lock handed to it"));
+                    + " not take the lock handed to it"));
             assertTrue(handed.fencingToken() > held.fencingToken(), "the handed lock's token is not greater");
-            Duration confirmed = a.inspect(name).orElseThrow().remaining();
-            assertTrue(confirmed.compareTo(LockNode.RESERVATION) > 0, "the confirmation did not set the waiter's"
-                    + " own TTL of " + TTL + ": " + confirmed + " left");
+            assertEquals(a.inspect(name).orElseThrow().fencingToken(), handed.fencingToken());
+            assertTrue(handed.validity().compareTo(TTL) <= 0, "validity " + handed.validity() + " over the TTL");
             assertTrue(b.release(handed));
             assertTrue(a.inspect(name).isEmpty(), "nobody waits: the release must free the lock");
             assertQueueGone(name);
@@ -267,6 +266,133 @@ class DirectHandoffTest {
             assertTrue(store.inspect(name).isEmpty());
         } finally {
             closeAll(opened);
+        }
+    }
+
+    /**
+     * A handoff wakes the client of the waiter it went to and no other: the others' waiters would find the lock
+     * taken, and sending them all to the store on every release is the herd that direct handoff avoids.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void aHandoffWakesOnlyTheClientOfTheWaiterItWentTo(String client, TestInfo info) throws Exception {
+        String name = RedisLockContract.unique(info) + client;
+        List<LockProvider> opened = new ArrayList<>();
+        try {
+            LockProvider holder = provider(client, opened);
+            LockProvider waiting = provider(client, opened);
+            LockProvider bystander = provider(client, opened);
+            AtomicInteger waitingTold = new AtomicInteger();
+            AtomicInteger bystanderTold = new AtomicInteger();
+            try (AutoCloseable one = waiting.subscribe(name, waitingTold::incrementAndGet);
+                 AutoCloseable two = bystander.subscribe(name, bystanderTold::incrementAndGet)) {
+                Grant held = take(holder, name, owner("holder"));
+                Owner waiter = owner("waiter");
+                assertTrue(attempt(waiting, name, waiter, true).isEmpty());
+                // The bystander has a waiter on the name too, which is not the one the lock goes to.
+                Owner later = owner("later");
+                assertTrue(attempt(bystander, name, later, true).isEmpty());
+                holder.release(held);
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> waitingTold.get() >= 1);
+                Grant handed = attempt(waiting, name, waiter, true).orElseThrow();
+                int bystanderBefore = bystanderTold.get();
+                waiting.release(handed);
+                // That release went to the bystander's waiter: now the bystander is told, once.
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                        .until(() -> bystanderTold.get() > bystanderBefore);
+                assertEquals(0, bystanderBefore, "a handoff to another client's waiter woke the bystander");
+                bystander.release(attempt(bystander, name, later, true).orElseThrow());
+            }
+        } finally {
+            closeAll(opened);
+        }
+    }
+
+    /**
+     * The waiter takes the lock from the release's message without a request: the server is frozen when it asks. Its
+     * validity counts from its last attempt, which the handoff followed, so it is a little under the TTL.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void aNotifiedWaiterTakesTheHandedLockWithoutARequest(String client, TestInfo info) throws Exception {
+        RedisServer own = RedisServer.start();
+        String name = RedisLockContract.unique(info) + client;
+        try (LockProvider holder = provider("redis://" + own.address() + "?client=" + client);
+             LockProvider waiting = provider("redis://" + own.address() + "?client=" + client)) {
+            AtomicInteger told = new AtomicInteger();
+            try (AutoCloseable subscription = waiting.subscribe(name, told::incrementAndGet)) {
+                Grant held = take(holder, name, owner("holder"));
+                Owner waiter = owner("waiter");
+                long lastAttempt = System.nanoTime();
+                assertTrue(attempt(waiting, name, waiter, true).isEmpty());
+                holder.release(held);
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> told.get() >= 1);
+                own.pause();
+                Grant handed;
+                try {
+                    handed = attempt(waiting, name, waiter, true).orElseThrow(() -> new AssertionError("the waiter"
+                            + " did not take the lock it was told it was handed"));
+                } finally {
+                    own.resume();
+                }
+                assertTrue(handed.fencingToken() > held.fencingToken());
+                assertEquals(holder.inspect(name).orElseThrow().fencingToken(), handed.fencingToken());
+                Duration sinceLastAttempt = Duration.ofNanos(System.nanoTime() - lastAttempt);
+                assertTrue(handed.validity().compareTo(TTL) < 0 && handed.validity().compareTo(TTL.minus(sinceLastAttempt)) >= 0,
+                        "validity " + handed.validity() + " is not the TTL less the time since the last attempt, at most "
+                                + sinceLastAttempt);
+                assertTrue(waiting.release(handed));
+            }
+        } finally {
+            own.close();
+        }
+    }
+
+    /**
+     * A message of a handoff that came before the waiter's last attempt says nothing of now: that lock may have gone
+     * to someone else since (here it was taken from the waiter, and a newcomer took it), which the attempt saw. The
+     * waiter must ask the server again: frozen, it does not answer, so the attempt fails instead of granting.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "redisson"})
+    void aHandoffBeforeTheLastAttemptIsNotTakenLocally(String client, TestInfo info) throws Exception {
+        RedisServer own = RedisServer.start();
+        String name = RedisLockContract.unique(info) + client;
+        String uri = "redis://" + own.address() + "?client=" + client + "&timeout=300ms";
+        try (LockProvider holder = provider(uri); LockProvider waiting = provider(uri)) {
+            AtomicInteger told = new AtomicInteger();
+            try (AutoCloseable subscription = waiting.subscribe(name, told::incrementAndGet)) {
+                Grant held = take(holder, name, owner("holder"));
+                Owner waiter = owner("waiter");
+                long firstAttempt = System.nanoTime();
+                assertTrue(attempt(waiting, name, waiter, true).isEmpty());
+                holder.release(held);
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> told.get() >= 1);
+                try (Jedis jedis = own.jedis()) {
+                    jedis.del(RedisLockKeys.lockKey(name));
+                }
+                Grant newcomer = take(holder, name, owner("newcomer"));
+                // Past the share of the TTL within which a handoff may be taken without a request: the next attempt
+                // asks the server, which answers that the newcomer holds the lock.
+                org.awaitility.Awaitility.await().pollDelay(Duration.ZERO).atMost(Duration.ofSeconds(5)).until(
+                        () -> System.nanoTime() - firstAttempt > TTL.toNanos() / 100 + 50_000_000L);
+                assertTrue(attempt(waiting, name, waiter, true).isEmpty(), "the waiter took a lock a newcomer holds");
+                own.pause();
+                try {
+                    Optional<Grant> stale = attempt(waiting, name, waiter, true);
+                    fail("with the server frozen, the waiter's attempt answered " + stale + ": it used the message"
+                            + " of a handoff older than its last attempt");
+                } catch (io.locksmith.LockStoreException expected) {
+                    // it asked the server
+                } finally {
+                    own.resume();
+                }
+                waiting.cancel(name, waiter);
+                holder.release(newcomer);
+                assertTrue(holder.inspect(name).isEmpty());
+            }
+        } finally {
+            own.close();
         }
     }
 

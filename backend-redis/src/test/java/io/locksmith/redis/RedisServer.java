@@ -104,6 +104,15 @@ final class RedisServer implements AutoCloseable {
         process.kill();
     }
 
+    /** Freezes the server (SIGSTOP): it keeps its connections and answers nothing until {@link #resume()}. */
+    void pause() {
+        process.pause();
+    }
+
+    void resume() {
+        process.resume();
+    }
+
     @Override
     public void close() {
         process.close();
