@@ -8,23 +8,27 @@
 -- Returns {1, token} when granted, {0, remaining TTL in ms, fencing counter} when another owner holds it (the counter
 -- tells a later handoff message from an earlier one: LockNode.acquire), and {0, -3} when the owner gave this attempt
 -- up already (see release_abandoned.lua).
-if redis.call('exists', KEYS[3]) == 1 then
+-- One call for the marker and the queue: mostly neither exists.
+local marked_or_queued = redis.call('exists', KEYS[3], KEYS[4]) > 0
+if marked_or_queued and redis.call('exists', KEYS[3]) == 1 then
   -- This request arrived after its sender timed out and cleaned up: granting it would leave a lock
   -- behind that nobody thinks it holds.
   return {0, -3}
 end
 local owner = redis.call('hget', KEYS[1], 'owner')
 if not owner then
-  local head = redis.call('zrange', KEYS[4], 0, 0)[1]
+  local head = marked_or_queued and redis.call('zrange', KEYS[4], 0, 0)[1]
+  local q = head and queue_functions()
   if head and head ~= ARGV[1] then
     -- Free, but waiters queued before this caller (the lock expired rather than being released, or was free when
     -- they queued): the first live one gets it, and the caller takes its place behind them.
-    owner = hand_over(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[5])
+    owner = q.hand_over(KEYS[1], KEYS[2], KEYS[4], KEYS[5], ARGV[5])
   end
   if not owner then
     local token = grant(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], redis.call('time'))
     if head then
-      leave_queue(KEYS[4], KEYS[5], ARGV[1])
+      q.leave_queue(KEYS[4], KEYS[5], ARGV[1])
+      q.mark_queued(KEYS[1], KEYS[4])
     end
     return {1, token}
   end
@@ -42,6 +46,7 @@ if ARGV[4] ~= '0' then
   -- NX: a waiter keeps the place of its first attempt; its entry says how long it stays live.
   redis.call('zadd', KEYS[4], 'NX', now[1] .. string.format('%06d', tonumber(now[2])), ARGV[1])
   redis.call('hset', KEYS[5], ARGV[1], string.format('%d', now_ms + tonumber(ARGV[4])) .. ':' .. ARGV[3] .. ':' .. ARGV[2])
+  redis.call('hset', KEYS[1], 'queued', '1')
   -- The queue outlives its last live entry by nothing: an abandoned queue goes on its own.
   if redis.call('pttl', KEYS[4]) < tonumber(ARGV[4]) then
     redis.call('pexpire', KEYS[4], ARGV[4])
