@@ -378,7 +378,7 @@ final class LockNode implements AutoCloseable {
         private final Runnable onExpiry;
         private volatile boolean cancelled;
         private volatile java.util.concurrent.Future<?> next;
-        private boolean sawHeld;
+        private volatile boolean sawHeld;
 
         ExpiryWatch(String name, Runnable onExpiry) {
             this.name = name;
@@ -418,8 +418,20 @@ final class LockNode implements AutoCloseable {
             schedule(holding.remaining().plusMillis(1));
         }
 
-        /** A holder took the lock for {@code ttl} from about now: the next read is when that runs out. */
+        /**
+         * A holder took the lock for {@code ttl} from about now: the next read is when that runs out, or earlier. A read
+         * already due before then stays as it is (it finds the new holder and reads its TTL), which spares waking the
+         * watch's thread at every handoff of a busy name: only a shorter lease than the last moves the read.
+         */
         void heldFor(Duration ttl) {
+            java.util.concurrent.Future<?> scheduled = next;
+            if (scheduled instanceof java.util.concurrent.ScheduledFuture<?> due && !due.isDone()) {
+                long delay = due.getDelay(java.util.concurrent.TimeUnit.NANOSECONDS);
+                if (delay > 0 && delay <= ttl.toNanos()) {
+                    sawHeld = true;
+                    return;
+                }
+            }
             onWatchThread(() -> {
                 sawHeld = true;
                 schedule(ttl.plusMillis(1));

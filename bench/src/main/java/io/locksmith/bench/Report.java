@@ -236,8 +236,8 @@ final class Report {
             }
         }
         if (scenario == Scenario.CONTENDED) {
-            md.append(" handoff p50 in write round trips |");
-            rule.append("---:|");
+            md.append(" handoff p50 in write round trips | in write round trips after 1 ms idle |");
+            rule.append("---:|---:|");
         }
         md.append("\n").append(rule).append("\n");
         for (Result r : rows) {
@@ -257,6 +257,8 @@ final class Report {
             if (scenario == Scenario.CONTENDED) {
                 md.append(" ").append(withRange(inRoundTrips(r), perRun(run -> run.same(r).map(run::inRoundTrips)
                         .orElse(Double.NaN)), Report::ratioText)).append(" |");
+                md.append(" ").append(withRange(inIdleRoundTrips(r), perRun(run -> run.same(r)
+                        .map(run::inIdleRoundTrips).orElse(Double.NaN)), Report::ratioText)).append(" |");
             }
             md.append("\n");
         }
@@ -269,6 +271,18 @@ final class Report {
             return median(perRun(run -> run.same(contended).map(run::inRoundTrips).orElse(Double.NaN)));
         }
         return find(Scenario.ROUND_TRIP, contended.store(), RoundTrips.WRITE)
+                .map(rt -> contended.metric("handoff_p50_us") / rt.metric("p50_us")).orElse(Double.NaN);
+    }
+
+    /**
+     * The contended handoff p50 divided by the store's write round trip after 1 ms idle ({@link RoundTrips#IDLE_WRITE}):
+     * what a release and an acquire cost when they meet an idle server and idle threads, as a handoff does.
+     */
+    double inIdleRoundTrips(Result contended) {
+        if (!runs.isEmpty()) {
+            return median(perRun(run -> run.same(contended).map(run::inIdleRoundTrips).orElse(Double.NaN)));
+        }
+        return find(Scenario.ROUND_TRIP, contended.store(), RoundTrips.IDLE_WRITE)
                 .map(rt -> contended.metric("handoff_p50_us") / rt.metric("p50_us")).orElse(Double.NaN);
     }
 

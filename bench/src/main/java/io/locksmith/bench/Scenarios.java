@@ -387,6 +387,11 @@ final class Scenarios {
 
     /** Measures one store round trip with {@code op}: the unit in which handoff latency is judged. */
     Map<String, Double> roundTrip(ThrowingRunnable op) throws Exception {
+        return roundTrip(op, 0);
+    }
+
+    /** As {@link #roundTrip(ThrowingRunnable)}, with the calling thread parked {@code idleNanos} before each request. */
+    Map<String, Double> roundTrip(ThrowingRunnable op, long idleNanos) throws Exception {
         Histogram latency = histogram();
         for (int i = 0; i < 50; i++) {
             op.run(); // the first calls of a client open channels and load classes: not a round trip
@@ -396,6 +401,9 @@ final class Scenarios {
         long end = recordFrom + Math.min(config.measure().toNanos(), TimeUnit.SECONDS.toNanos(2));
         long ops = 0;
         for (long now = start; now < end || ops < 100; ) {
+            if (idleNanos > 0) {
+                LockSupport.parkNanos(idleNanos);
+            }
             long before = System.nanoTime();
             op.run();
             now = System.nanoTime();
