@@ -4,9 +4,4 @@
 -- ARGV[1] owner id, ARGV[2] release channel
 -- Returns 1 if a lock handed to the owner was freed, 0 otherwise.
 queue_functions().leave_queue(KEYS[3], KEYS[4], ARGV[1])
-local fields = redis.call('hmget', KEYS[1], 'owner', 'queued')
-if fields[1] == ARGV[1] then
-  free_and_hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], fields[2])
-  return 1
-end
-return 0
+return release_if_owner(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[1])

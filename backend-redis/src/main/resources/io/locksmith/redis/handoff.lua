@@ -79,12 +79,17 @@ local function queue_functions()
   return q
 end
 
--- Frees the lock (already checked to be the caller's) and hands it on if its "queued" field was set, or publishes the
--- release.
-local function free_and_hand_over(lock, fence, queue, waiting, channel, queued)
+-- Frees the lock if it is still the owner's, and hands it on if its "queued" field is set, or publishes the release.
+-- Returns 1 if it freed the owner's lock, 0 if the lock was not the owner's (expired, taken over, never granted).
+local function release_if_owner(lock, fence, queue, waiting, channel, owner)
+  local fields = redis.call('hmget', lock, 'owner', 'queued')
+  if fields[1] ~= owner then
+    return 0
+  end
   redis.call('del', lock)
-  if not (queued and queue_functions().hand_over(lock, fence, queue, waiting, channel)) then
+  if not (fields[2] and queue_functions().hand_over(lock, fence, queue, waiting, channel)) then
     redis.call('publish', channel, 'released')
   end
+  return 1
 end
 

@@ -3,9 +3,4 @@
 -- KEYS[1] the lock hash, KEYS[2] the fencing counter, KEYS[3] the waiter queue, KEYS[4] the waiting hash
 -- ARGV[1] owner id, ARGV[2] release channel
 -- Returns 1 if this call removed the owner's lock, 0 if it was not the owner's (expired, taken over).
-local fields = redis.call('hmget', KEYS[1], 'owner', 'queued')
-if fields[1] == ARGV[1] then
-  free_and_hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], fields[2])
-  return 1
-end
-return 0
+return release_if_owner(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[1])

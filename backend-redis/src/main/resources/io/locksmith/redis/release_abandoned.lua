@@ -8,9 +8,4 @@
 -- Returns 1 if a lock of this owner was deleted, 0 otherwise.
 redis.call('set', KEYS[2], '1', 'px', ARGV[3])
 queue_functions().leave_queue(KEYS[4], KEYS[5], ARGV[1])
-local fields = redis.call('hmget', KEYS[1], 'owner', 'queued')
-if fields[1] == ARGV[1] then
-  free_and_hand_over(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[2], fields[2])
-  return 1
-end
-return 0
+return release_if_owner(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[1])

@@ -9,6 +9,7 @@ import io.locksmith.spi.LockUri;
 import io.locksmith.spi.Owner;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -61,7 +62,15 @@ class DirectHandoffTest {
         return new RedisLockProviderFactory().create(LockUri.parse(uri), new ProviderContext("handoff-test", (g, r, c) -> { }));
     }
 
-    private static LockProvider provider(String client, List<LockProvider> opened) {
+    /** The providers a test opened on the shared server, closed after it. */
+    private final List<LockProvider> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeProviders() {
+        opened.forEach(LockProvider::close);
+    }
+
+    private LockProvider onSharedServer(String client) {
         LockProvider provider = provider("redis://" + server.address() + "?client=" + client);
         opened.add(provider);
         return provider;
@@ -85,188 +94,154 @@ class DirectHandoffTest {
         return provider.inspect(name).map(LockInfo::holder).map(HolderIdentity::process).orElse(null);
     }
 
-    private static void closeAll(List<LockProvider> opened) {
-        opened.forEach(LockProvider::close);
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"jedis", "redisson"})
     void aReleaseHandsTheLockToTheQueuedWaiterAndNobodyElse(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
-        List<LockProvider> opened = new ArrayList<>();
-        try {
-            LockProvider a = provider(client, opened);
-            LockProvider b = provider(client, opened);
-            LockProvider c = provider(client, opened);
-            Grant held = take(a, name, owner("a"));
-            Owner waiter = owner("b");
-            assertTrue(attempt(b, name, waiter, true).isEmpty());
-            a.release(held);
-            assertEquals("b", holderOf(a, name), "the release did not hand the lock to the queued waiter");
-            Duration handedFor = a.inspect(name).orElseThrow().remaining();
-            assertTrue(handedFor.compareTo(TTL.minusSeconds(5)) > 0 && handedFor.compareTo(TTL) <= 0,
-                    "the handed lock is not held for the waiter's TTL of " + TTL + ": " + handedFor + " left");
-            assertTrue(attempt(c, name, owner("c"), false).isEmpty(), "a newcomer took a lock handed to a waiter");
-            Grant handed = attempt(b, name, waiter, true).orElseThrow(() -> new AssertionError("the waiter could"
-                    + " not take the lock handed to it"));
-            assertTrue(handed.fencingToken() > held.fencingToken(), "the handed lock's token is not greater");
-            assertEquals(a.inspect(name).orElseThrow().fencingToken(), handed.fencingToken());
-            assertTrue(handed.validity().compareTo(TTL) <= 0, "validity " + handed.validity() + " over the TTL");
-            assertTrue(b.release(handed));
-            assertTrue(a.inspect(name).isEmpty(), "nobody waits: the release must free the lock");
-            assertQueueGone(name);
-        } finally {
-            closeAll(opened);
-        }
+        LockProvider a = onSharedServer(client);
+        LockProvider b = onSharedServer(client);
+        LockProvider c = onSharedServer(client);
+        Grant held = take(a, name, owner("a"));
+        Owner waiter = owner("b");
+        assertTrue(attempt(b, name, waiter, true).isEmpty());
+        a.release(held);
+        assertEquals("b", holderOf(a, name), "the release did not hand the lock to the queued waiter");
+        Duration handedFor = a.inspect(name).orElseThrow().remaining();
+        assertTrue(handedFor.compareTo(TTL.minusSeconds(5)) > 0 && handedFor.compareTo(TTL) <= 0,
+                "the handed lock is not held for the waiter's TTL of " + TTL + ": " + handedFor + " left");
+        assertTrue(attempt(c, name, owner("c"), false).isEmpty(), "a newcomer took a lock handed to a waiter");
+        Grant handed = attempt(b, name, waiter, true).orElseThrow(() -> new AssertionError("the waiter could"
+                + " not take the lock handed to it"));
+        assertTrue(handed.fencingToken() > held.fencingToken(), "the handed lock's token is not greater");
+        assertEquals(a.inspect(name).orElseThrow().fencingToken(), handed.fencingToken());
+        assertTrue(handed.validity().compareTo(TTL) <= 0, "validity " + handed.validity() + " over the TTL");
+        assertTrue(b.release(handed));
+        assertTrue(a.inspect(name).isEmpty(), "nobody waits: the release must free the lock");
+        assertQueueGone(name);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"jedis", "redisson"})
     void waitersAreServedInArrivalOrder(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
-        List<LockProvider> opened = new ArrayList<>();
-        try {
-            LockProvider store = provider(client, opened);
-            Grant held = take(store, name, owner("holder"));
-            List<Owner> waiters = new ArrayList<>();
-            for (String label : List.of("w1", "w2", "w3")) {
-                Owner waiter = owner(label);
-                waiters.add(waiter);
-                assertTrue(attempt(store, name, waiter, true).isEmpty());
-            }
-            // A waiter that tries again keeps the place of its first attempt.
-            assertTrue(attempt(store, name, waiters.get(0), true).isEmpty());
-            List<String> served = new ArrayList<>();
-            Grant current = held;
-            for (int i = 0; i < waiters.size(); i++) {
-                store.release(current);
-                served.add(holderOf(store, name));
-                current = attempt(store, name, waiters.get(i), true).orElseThrow(() -> new AssertionError(
-                        "the waiter the lock was handed to could not confirm it"));
-            }
-            store.release(current);
-            assertEquals(List.of("w1", "w2", "w3"), served);
-            assertTrue(store.inspect(name).isEmpty());
-        } finally {
-            closeAll(opened);
+        LockProvider store = onSharedServer(client);
+        Grant held = take(store, name, owner("holder"));
+        List<Owner> waiters = new ArrayList<>();
+        for (String label : List.of("w1", "w2", "w3")) {
+            Owner waiter = owner(label);
+            waiters.add(waiter);
+            assertTrue(attempt(store, name, waiter, true).isEmpty());
         }
+        // A waiter that tries again keeps the place of its first attempt.
+        assertTrue(attempt(store, name, waiters.get(0), true).isEmpty());
+        List<String> served = new ArrayList<>();
+        Grant current = held;
+        for (int i = 0; i < waiters.size(); i++) {
+            store.release(current);
+            served.add(holderOf(store, name));
+            current = attempt(store, name, waiters.get(i), true).orElseThrow(() -> new AssertionError(
+                    "the waiter the lock was handed to could not confirm it"));
+        }
+        store.release(current);
+        assertEquals(List.of("w1", "w2", "w3"), served);
+        assertTrue(store.inspect(name).isEmpty());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"jedis", "redisson"})
     void aCancelledWaiterIsPassedOverAndAHandedLockItCancelsGoesOn(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
-        List<LockProvider> opened = new ArrayList<>();
-        try {
-            LockProvider store = provider(client, opened);
-            Grant held = take(store, name, owner("holder"));
-            Owner gaveUp = owner("gave-up");
-            Owner handedThenGaveUp = owner("handed-then-gave-up");
-            Owner last = owner("last");
-            assertTrue(attempt(store, name, gaveUp, true).isEmpty());
-            assertTrue(attempt(store, name, handedThenGaveUp, true).isEmpty());
-            assertTrue(attempt(store, name, last, true).isEmpty());
-            store.cancel(name, gaveUp);
-            store.release(held);
-            assertEquals("handed-then-gave-up", holderOf(store, name), "a cancelled waiter was handed the lock");
-            // Its wait ended before it confirmed: the lock goes on to the next waiter at once.
-            store.cancel(name, handedThenGaveUp);
-            assertEquals("last", holderOf(store, name));
-            store.cancel(name, last);
-            assertTrue(store.inspect(name).isEmpty(), "a cancel of the last waiter left its handed lock behind");
-            assertQueueGone(name);
-            take(store, name, owner("newcomer"));
-        } finally {
-            closeAll(opened);
-        }
+        LockProvider store = onSharedServer(client);
+        Grant held = take(store, name, owner("holder"));
+        Owner gaveUp = owner("gave-up");
+        Owner handedThenGaveUp = owner("handed-then-gave-up");
+        Owner last = owner("last");
+        assertTrue(attempt(store, name, gaveUp, true).isEmpty());
+        assertTrue(attempt(store, name, handedThenGaveUp, true).isEmpty());
+        assertTrue(attempt(store, name, last, true).isEmpty());
+        store.cancel(name, gaveUp);
+        store.release(held);
+        assertEquals("handed-then-gave-up", holderOf(store, name), "a cancelled waiter was handed the lock");
+        // Its wait ended before it confirmed: the lock goes on to the next waiter at once.
+        store.cancel(name, handedThenGaveUp);
+        assertEquals("last", holderOf(store, name));
+        store.cancel(name, last);
+        assertTrue(store.inspect(name).isEmpty(), "a cancel of the last waiter left its handed lock behind");
+        assertQueueGone(name);
+        take(store, name, owner("newcomer"));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"jedis", "redisson"})
     void aDeadWaitersLapsedPlaceIsPassedOver(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
-        List<LockProvider> opened = new ArrayList<>();
-        try {
-            LockProvider store = provider(client, opened);
-            Grant held = take(store, name, owner("holder"));
-            Owner dead = owner("dead");
-            Owner alive = owner("alive");
-            assertTrue(attempt(store, name, dead, true).isEmpty());
-            assertTrue(attempt(store, name, alive, true).isEmpty());
-            // The dead waiter's last attempt was longer ago than a place lives: its entry says so.
-            try (Jedis jedis = server.jedis()) {
-                String entry = jedis.hget(RedisLockKeys.waitingKey(name), dead.id());
-                assertTrue(entry != null && entry.matches("\\d+:30000:.+"), "unexpected waiter entry " + entry);
-                jedis.hset(RedisLockKeys.waitingKey(name), dead.id(), "1" + entry.substring(entry.indexOf(':')));
-            }
-            store.release(held);
-            assertEquals("alive", holderOf(store, name), "a release handed the lock to a waiter whose place lapsed");
-            Grant handed = attempt(store, name, alive, true).orElseThrow();
-            assertFalse(attempt(store, name, dead, true).isPresent(), "the dead waiter took a held lock");
-            store.release(handed);
-            // The dead waiter came back and queued again, at the end: it is the one left.
-            assertEquals("dead", holderOf(store, name));
-            store.cancel(name, dead);
-            assertTrue(store.inspect(name).isEmpty());
-        } finally {
-            closeAll(opened);
+        LockProvider store = onSharedServer(client);
+        Grant held = take(store, name, owner("holder"));
+        Owner dead = owner("dead");
+        Owner alive = owner("alive");
+        assertTrue(attempt(store, name, dead, true).isEmpty());
+        assertTrue(attempt(store, name, alive, true).isEmpty());
+        // The dead waiter's last attempt was longer ago than a place lives: its entry says so.
+        try (Jedis jedis = server.jedis()) {
+            String entry = jedis.hget(RedisLockKeys.waitingKey(name), dead.id());
+            assertTrue(entry != null && entry.matches("\\d+:30000:.+"), "unexpected waiter entry " + entry);
+            jedis.hset(RedisLockKeys.waitingKey(name), dead.id(), "1" + entry.substring(entry.indexOf(':')));
         }
+        store.release(held);
+        assertEquals("alive", holderOf(store, name), "a release handed the lock to a waiter whose place lapsed");
+        Grant handed = attempt(store, name, alive, true).orElseThrow();
+        assertFalse(attempt(store, name, dead, true).isPresent(), "the dead waiter took a held lock");
+        store.release(handed);
+        // The dead waiter came back and queued again, at the end: it is the one left.
+        assertEquals("dead", holderOf(store, name));
+        store.cancel(name, dead);
+        assertTrue(store.inspect(name).isEmpty());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"jedis", "redisson"})
     void aFreeLockGoesToTheQueuedWaiterBeforeANewcomer(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
-        List<LockProvider> opened = new ArrayList<>();
-        try {
-            LockProvider store = provider(client, opened);
-            take(store, name, owner("holder"));
-            Owner waiter = owner("waiter");
-            assertTrue(attempt(store, name, waiter, true).isEmpty());
-            // The holder's lock expires instead of being released: no release hands it over.
-            try (Jedis jedis = server.jedis()) {
-                jedis.del(RedisLockKeys.lockKey(name));
-            }
-            assertTrue(attempt(store, name, owner("newcomer"), false).isEmpty(),
-                    "a newcomer took a free lock ahead of the waiter that queued first");
-            assertEquals("waiter", holderOf(store, name));
-            Grant confirmed = attempt(store, name, waiter, true).orElseThrow();
-            store.release(confirmed);
-            assertTrue(store.inspect(name).isEmpty());
-        } finally {
-            closeAll(opened);
+        LockProvider store = onSharedServer(client);
+        take(store, name, owner("holder"));
+        Owner waiter = owner("waiter");
+        assertTrue(attempt(store, name, waiter, true).isEmpty());
+        // The holder's lock expires instead of being released: no release hands it over.
+        try (Jedis jedis = server.jedis()) {
+            jedis.del(RedisLockKeys.lockKey(name));
         }
+        assertTrue(attempt(store, name, owner("newcomer"), false).isEmpty(),
+                "a newcomer took a free lock ahead of the waiter that queued first");
+        assertEquals("waiter", holderOf(store, name));
+        Grant confirmed = attempt(store, name, waiter, true).orElseThrow();
+        store.release(confirmed);
+        assertTrue(store.inspect(name).isEmpty());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"jedis", "redisson"})
     void anAbandonedWaiterLosesItsPlaceAndCannotTakeItBack(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
-        List<LockProvider> opened = new ArrayList<>();
-        try {
-            LockProvider store = provider(client, opened);
-            Grant held = take(store, name, owner("holder"));
-            Owner abandoned = owner("abandoned");
-            assertTrue(attempt(store, name, abandoned, true).isEmpty());
-            store.releaseAmbiguous(name, abandoned);
-            assertTrue(attempt(store, name, abandoned, true).isEmpty());
-            store.release(held);
-            assertTrue(store.inspect(name).isEmpty(), "an abandoned waiter was handed the lock");
-            assertQueueGone(name);
-            // A lock handed to a waiter whose attempt then failed ambiguously goes on as well.
-            held = take(store, name, owner("holder"));
-            Owner ambiguous = owner("ambiguous");
-            Owner next = owner("next");
-            assertTrue(attempt(store, name, ambiguous, true).isEmpty());
-            assertTrue(attempt(store, name, next, true).isEmpty());
-            store.release(held);
-            store.releaseAmbiguous(name, ambiguous);
-            assertEquals("next", holderOf(store, name));
-            store.cancel(name, next);
-            assertTrue(store.inspect(name).isEmpty());
-        } finally {
-            closeAll(opened);
-        }
+        LockProvider store = onSharedServer(client);
+        Grant held = take(store, name, owner("holder"));
+        Owner abandoned = owner("abandoned");
+        assertTrue(attempt(store, name, abandoned, true).isEmpty());
+        store.releaseAmbiguous(name, abandoned);
+        assertTrue(attempt(store, name, abandoned, true).isEmpty());
+        store.release(held);
+        assertTrue(store.inspect(name).isEmpty(), "an abandoned waiter was handed the lock");
+        assertQueueGone(name);
+        // A lock handed to a waiter whose attempt then failed ambiguously goes on as well.
+        held = take(store, name, owner("holder"));
+        Owner ambiguous = owner("ambiguous");
+        Owner next = owner("next");
+        assertTrue(attempt(store, name, ambiguous, true).isEmpty());
+        assertTrue(attempt(store, name, next, true).isEmpty());
+        store.release(held);
+        store.releaseAmbiguous(name, ambiguous);
+        assertEquals("next", holderOf(store, name));
+        store.cancel(name, next);
+        assertTrue(store.inspect(name).isEmpty());
     }
 
     /**
@@ -277,34 +252,29 @@ class DirectHandoffTest {
     @ValueSource(strings = {"jedis", "redisson"})
     void aHandoffWakesOnlyTheClientOfTheWaiterItWentTo(String client, TestInfo info) throws Exception {
         String name = RedisLockContract.unique(info) + client;
-        List<LockProvider> opened = new ArrayList<>();
-        try {
-            LockProvider holder = provider(client, opened);
-            LockProvider waiting = provider(client, opened);
-            LockProvider bystander = provider(client, opened);
-            AtomicInteger waitingTold = new AtomicInteger();
-            AtomicInteger bystanderTold = new AtomicInteger();
-            try (AutoCloseable one = waiting.subscribe(name, waitingTold::incrementAndGet);
-                 AutoCloseable two = bystander.subscribe(name, bystanderTold::incrementAndGet)) {
-                Grant held = take(holder, name, owner("holder"));
-                Owner waiter = owner("waiter");
-                assertTrue(attempt(waiting, name, waiter, true).isEmpty());
-                // The bystander has a waiter on the name too, which is not the one the lock goes to.
-                Owner later = owner("later");
-                assertTrue(attempt(bystander, name, later, true).isEmpty());
-                holder.release(held);
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> waitingTold.get() >= 1);
-                Grant handed = attempt(waiting, name, waiter, true).orElseThrow();
-                int bystanderBefore = bystanderTold.get();
-                waiting.release(handed);
-                // That release went to the bystander's waiter: now the bystander is told, once.
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
-                        .until(() -> bystanderTold.get() > bystanderBefore);
-                assertEquals(0, bystanderBefore, "a handoff to another client's waiter woke the bystander");
-                bystander.release(attempt(bystander, name, later, true).orElseThrow());
-            }
-        } finally {
-            closeAll(opened);
+        LockProvider holder = onSharedServer(client);
+        LockProvider waiting = onSharedServer(client);
+        LockProvider bystander = onSharedServer(client);
+        AtomicInteger waitingTold = new AtomicInteger();
+        AtomicInteger bystanderTold = new AtomicInteger();
+        try (AutoCloseable one = waiting.subscribe(name, waitingTold::incrementAndGet);
+             AutoCloseable two = bystander.subscribe(name, bystanderTold::incrementAndGet)) {
+            Grant held = take(holder, name, owner("holder"));
+            Owner waiter = owner("waiter");
+            assertTrue(attempt(waiting, name, waiter, true).isEmpty());
+            // The bystander has a waiter on the name too, which is not the one the lock goes to.
+            Owner later = owner("later");
+            assertTrue(attempt(bystander, name, later, true).isEmpty());
+            holder.release(held);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> waitingTold.get() >= 1);
+            Grant handed = attempt(waiting, name, waiter, true).orElseThrow();
+            int bystanderBefore = bystanderTold.get();
+            waiting.release(handed);
+            // That release went to the bystander's waiter: now the bystander is told, once.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> bystanderTold.get() > bystanderBefore);
+            assertEquals(0, bystanderBefore, "a handoff to another client's waiter woke the bystander");
+            bystander.release(attempt(bystander, name, later, true).orElseThrow());
         }
     }
 
