@@ -22,7 +22,8 @@ import java.util.Set;
  * Locks on one Redis primary: a single node, or the primary a Sentinel group points at. Every operation is
  * one script; the fencing token is the name's counter, bumped by the script that grants. Fair: a waiter keeps a place
  * in the name's queue with each attempt, and a release hands the lock to the first live one in the same script
- * (direct handoff), which then confirms it with its next attempt; see {@code handoff.lua}.
+ * (direct handoff), which takes it from the release's message or confirms it with its next attempt; see
+ * {@code handoff.lua} and {@link LockNode#acquire}.
  */
 final class RedisLockProvider implements LockProvider {
 
