@@ -42,8 +42,8 @@ final class LockNode implements AutoCloseable {
     private final RedisCommands commands;
     private final ReplicaAck ack;
     /**
-     * The owners of this client that may have a place in a queue on this node: from before their first waiting
-     * attempt until they are granted, cancelled or abandoned. A handoff message wakes this client's waiters only
+     * The owners of this client that may have a place in a queue on this node: from their first waiting attempt that
+     * found the lock taken until they are granted, cancelled or abandoned. A handoff message wakes this client's waiters only
      * when it names one of them, so a release does not send every other client's waiter to the store.
      */
     private final Map<String, Waiting> waitingHere = new ConcurrentHashMap<>();
@@ -87,12 +87,11 @@ final class LockNode implements AutoCloseable {
      */
     Acquired acquire(String name, Owner owner, Duration ttl, boolean queueIfTaken) {
         long ttlMillis = millis(ttl);
-        Waiting waiting = null;
-        if (queueIfTaken) {
-            // Before the request: the release that hands this owner the lock may publish before the reply arrives.
-            waiting = waitingHere.computeIfAbsent(owner.id(), id -> new Waiting());
+        // Known from the owner's first attempt that found the lock taken; a free lock's attempt touches nothing here.
+        Waiting waiting = queueIfTaken ? waitingHere.get(owner.id()) : null;
+        if (waiting != null && ack == null) {
             Acquired handed = waiting.handedSinceLastAttempt(ttlMillis, System.nanoTime());
-            if (handed != null && ack == null) {
+            if (handed != null) {
                 waitingHere.remove(owner.id());
                 return handed;
             }
@@ -106,12 +105,15 @@ final class LockNode implements AutoCloseable {
                 ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
-        if (waiting != null) {
-            if (granted) {
+        if (granted) {
+            if (waiting != null) {
                 waitingHere.remove(owner.id());
-            } else if (values.size() > 2) {
-                waiting.attempted(sentAt, number(values.get(2)));
             }
+        } else if (queueIfTaken && values.size() > 2) {
+            // Kept from the first failed attempt on: a handoff message before this reply can only be for a waiter that
+            // has not parked yet, and the shared client's next attempt comes at once after its first and finds the
+            // lock its own; every later attempt is made with the entry in place, so its message is kept.
+            waitingHere.computeIfAbsent(owner.id(), id -> new Waiting()).attempted(sentAt, number(values.get(2)));
         }
         return new Acquired(granted, granted ? number(values.get(1)) : -1, reply.replicasAcknowledged(), ttl);
     }

@@ -255,10 +255,10 @@ final class Report {
                 }
             }
             if (scenario == Scenario.CONTENDED) {
-                md.append(" ").append(withRange(inRoundTrips(r), perRun(run -> run.same(r).map(run::inRoundTrips)
-                        .orElse(Double.NaN)), Report::ratioText)).append(" |");
-                md.append(" ").append(withRange(inIdleRoundTrips(r), perRun(run -> run.same(r)
-                        .map(run::inIdleRoundTrips).orElse(Double.NaN)), Report::ratioText)).append(" |");
+                for (String kind : List.of(RoundTrips.WRITE, RoundTrips.IDLE_WRITE)) {
+                    md.append(" ").append(withRange(inRoundTrips(r, kind), perRun(run -> run.same(r)
+                            .map(same -> run.inRoundTrips(same, kind)).orElse(Double.NaN)), Report::ratioText)).append(" |");
+                }
             }
             md.append("\n");
         }
@@ -267,22 +267,19 @@ final class Report {
 
     /** The contended handoff p50 divided by the store's write round trip p50 (per run, then the median). */
     double inRoundTrips(Result contended) {
-        if (!runs.isEmpty()) {
-            return median(perRun(run -> run.same(contended).map(run::inRoundTrips).orElse(Double.NaN)));
-        }
-        return find(Scenario.ROUND_TRIP, contended.store(), RoundTrips.WRITE)
-                .map(rt -> contended.metric("handoff_p50_us") / rt.metric("p50_us")).orElse(Double.NaN);
+        return inRoundTrips(contended, RoundTrips.WRITE);
     }
 
     /**
-     * The contended handoff p50 divided by the store's write round trip after 1 ms idle ({@link RoundTrips#IDLE_WRITE}):
-     * what a release and an acquire cost when they meet an idle server and idle threads, as a handoff does.
+     * The contended handoff p50 divided by the p50 of the store's round trip {@code kind} (per run, then the median):
+     * {@link RoundTrips#WRITE}, or {@link RoundTrips#IDLE_WRITE}, what a release and an acquire cost when they meet an
+     * idle server and idle threads, as a handoff does.
      */
-    double inIdleRoundTrips(Result contended) {
+    double inRoundTrips(Result contended, String kind) {
         if (!runs.isEmpty()) {
-            return median(perRun(run -> run.same(contended).map(run::inIdleRoundTrips).orElse(Double.NaN)));
+            return median(perRun(run -> run.same(contended).map(r -> run.inRoundTrips(r, kind)).orElse(Double.NaN)));
         }
-        return find(Scenario.ROUND_TRIP, contended.store(), RoundTrips.IDLE_WRITE)
+        return find(Scenario.ROUND_TRIP, contended.store(), kind)
                 .map(rt -> contended.metric("handoff_p50_us") / rt.metric("p50_us")).orElse(Double.NaN);
     }
 
