@@ -1,5 +1,6 @@
 package io.locksmith;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -12,12 +13,32 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  *
- * <h2>Ownership</h2>
- * A lease belongs to the object, not to a thread: it may be closed from any thread, which suits
- * asynchronous code and virtual threads. Re-entry is counted locally: when the thread that acquired a
- * lease acquires the same lock from the same client again, it gets another {@code Lease} sharing the
- * same store lock and fencing token, without a store round trip. The store lock is released when every
- * lease sharing it is closed.
+ * <h2>Ownership, re-entry and hand-off</h2>
+ * A lease belongs to its holding, not to a thread: it may be used and closed from any thread, which suits
+ * asynchronous code and virtual threads.
+ *
+ * <p>Re-entry is a convenience for a synchronous nested call, and nothing more. A lease from a blocking
+ * {@link DistributedLock#acquire acquire} of a {@linkplain LockOptions#isReentrant() reentrant} lock is
+ * <em>bound</em> to the thread that acquired it while that thread works inside the critical section: when that
+ * thread acquires the same lock from the same client again, it gets another {@code Lease} sharing the same store
+ * lock and fencing token, without a store round trip. The store lock is released when every lease sharing it is
+ * closed.
+ *
+ * <p>A lease that moves to another thread must stop being re-entered by the thread it left, or that thread, serving
+ * its next task, would enter a second critical section under the same fencing token while the first is still open,
+ * which no fence can tell apart. So:
+ * <ul>
+ * <li>{@link #handOff()} ends the binding: call it before passing the lease to another thread (an executor, a
+ *     callback, a reactive pipeline). From then on the former thread is excluded like any other caller: its
+ *     acquire waits until the lease is closed, and then gets a new, greater fencing token.</li>
+ * <li>A use of a bound lease from another thread that does the critical section's work (closing it,
+ *     {@link #ensureHeld()}, {@link #fencingToken()}, {@link #onLost}) ends the binding too, as a safety net; it
+ *     cannot undo a re-entry made before that use, so hand the lease off explicitly. Looking at a lease
+ *     ({@link #isHeld()}, {@link #holdCount()}) from another thread, as a monitor does, changes nothing.</li>
+ * <li>Leases from {@link DistributedLock#acquireAsync acquireAsync} and {@link DistributedLock#tryAcquireAsync
+ *     tryAcquireAsync}, and from a lock whose options say {@linkplain LockOptions.Builder#reentrant(boolean) not
+ *     reentrant}, are never bound: no thread ever re-enters them.</li>
+ * </ul>
  *
  * <h2>Loss</h2>
  * A lease can be lost while held: its TTL ran out (fixed lease, or renewal failed for too long), the
@@ -72,6 +93,17 @@ public interface Lease extends AutoCloseable {
     int holdCount();
 
     /**
+     * Ends this lease's binding to the thread that acquired it, so that the lease can be passed to another thread:
+     * from now on no thread re-enters this holding, and the former thread's next acquire of the lock waits like any
+     * other caller's (see "Ownership, re-entry and hand-off" above). Leases sharing this holding by re-entry are
+     * handed off with it. Does nothing to a lease that is not bound.
+     *
+     * @return this lease
+     * @throws IllegalMonitorStateException if this lease was already closed
+     */
+    Lease handOff();
+
+    /**
      * Releases this hold. When it is the last open lease sharing the store lock, the lock is released in
      * the store with an owner check, so a lease that had already expired can never free another holder's lock.
      * Closing a lease that is already closed, or that was lost, is a no-op.
@@ -81,4 +113,15 @@ public interface Lease extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * Releases this hold as {@link #close()} does, without blocking the calling thread: the store request, if one is
+     * needed, runs on one of the client's threads. The lease is closed when this method returns (a later
+     * {@link #isHeld()} is false); the future completes when the store has answered, exceptionally with
+     * {@link LockStoreException} if it could not be reached (the lock then runs out at its TTL). Dependent stages
+     * without an executor of their own run on the client's threads and must not block.
+     *
+     * @return a future completed when the release is done
+     */
+    CompletableFuture<Void> closeAsync();
 }

@@ -17,7 +17,7 @@ import java.util.Optional;
  *         .build();
  * }</pre>
  *
- * <p>Defaults: a 30 s renewing lease, a maximum hold of 10 minutes, {@link LossAction#NOTIFY}.
+ * <p>Defaults: a 30 s renewing lease, a maximum hold of 10 minutes, {@link LossAction#NOTIFY}, reentrant.
  *
  * <p>Limits: a lease time of at most {@link #MAX_LEASE_TIME} (one day) and a maximum hold of at most
  * {@link #MAX_HOLD} (30 days). A longer lease is, in practice, a lock that outlives a crashed holder forever;
@@ -40,12 +40,14 @@ public final class LockOptions {
     private final boolean renewing;
     private final Duration maxHold;
     private final LossAction lossAction;
+    private final boolean reentrant;
 
     private LockOptions(Builder builder) {
         this.leaseTime = builder.leaseTime;
         this.renewing = builder.renewing;
         this.maxHold = builder.maxHold;
         this.lossAction = builder.lossAction;
+        this.reentrant = builder.reentrant;
     }
 
     /** The default options. */
@@ -65,6 +67,7 @@ public final class LockOptions {
         builder.renewing = renewing;
         builder.maxHold = maxHold;
         builder.lossAction = lossAction;
+        builder.reentrant = reentrant;
         return builder;
     }
 
@@ -88,21 +91,31 @@ public final class LockOptions {
         return lossAction;
     }
 
+    /**
+     * Whether a blocking acquire by the thread that holds a lease on the lock, through the same client, re-enters
+     * that lease (the default) or waits like any other caller. See {@link Lease} on re-entry and hand-off.
+     */
+    public boolean isReentrant() {
+        return reentrant;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof LockOptions other && leaseTime.equals(other.leaseTime) && renewing == other.renewing
-                && Objects.equals(maxHold, other.maxHold) && lossAction == other.lossAction;
+                && Objects.equals(maxHold, other.maxHold) && lossAction == other.lossAction
+                && reentrant == other.reentrant;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(leaseTime, renewing, maxHold, lossAction);
+        return Objects.hash(leaseTime, renewing, maxHold, lossAction, reentrant);
     }
 
     @Override
     public String toString() {
         return "LockOptions[leaseTime=" + leaseTime + ", renewing=" + renewing + ", maxHold="
-                + (maxHold == null ? "unbounded" : maxHold) + ", onLoss=" + lossAction + "]";
+                + (maxHold == null ? "unbounded" : maxHold) + ", onLoss=" + lossAction
+                + (reentrant ? "" : ", not reentrant") + "]";
     }
 
     /** Builds {@link LockOptions}; every setter validates its argument. Not thread-safe. */
@@ -111,8 +124,21 @@ public final class LockOptions {
         private boolean renewing = true;
         private Duration maxHold = DEFAULT_MAX_HOLD;
         private LossAction lossAction = LossAction.NOTIFY;
+        private boolean reentrant = true;
 
         private Builder() {
+        }
+
+        /**
+         * Sets whether a blocking acquire by a thread that already holds a lease on the lock through the same client
+         * re-enters it, sharing its store lock and fencing token (true, the default), or waits for it like any other
+         * caller (false). Choose false for callers that never nest: a lease that moves between threads without
+         * {@link Lease#handOff()} can then never be re-entered by the thread it left. Asynchronous acquires never
+         * re-enter, whatever this says.
+         */
+        public Builder reentrant(boolean reentrant) {
+            this.reentrant = reentrant;
+            return this;
         }
 
         /**

@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
 /** A named lock of a {@link DefaultLockClient}: the acquire and wait loop. */
@@ -59,23 +60,88 @@ final class DefaultDistributedLock implements DistributedLock {
 
     @Override
     public Lease acquire() {
-        return attempt(FOREVER).orElseThrow(() -> new IllegalStateException("unbounded wait returned no lease"));
+        return attempt(FOREVER, true).orElseThrow(() -> new IllegalStateException("unbounded wait returned no lease"));
     }
 
     @Override
     public Lease acquire(Duration maxWait) {
         long waitNanos = waitNanos(maxWait);
-        return attempt(waitNanos).orElseThrow(() -> new LockTimeoutException(name, maxWait));
+        return attempt(waitNanos, true).orElseThrow(() -> new LockTimeoutException(name, maxWait));
     }
 
     @Override
     public Optional<Lease> tryAcquire() {
-        return attempt(0);
+        return attempt(0, true);
     }
 
     @Override
     public Optional<Lease> tryAcquire(Duration maxWait) {
-        return attempt(waitNanos(maxWait));
+        return attempt(waitNanos(maxWait), true);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(Duration maxWait) {
+        CompletableFuture<Lease> result = new CompletableFuture<>();
+        startAsync(waitNanos(maxWait), result, lease -> lease.map(result::complete)
+                .orElseGet(() -> result.completeExceptionally(new LockTimeoutException(name, maxWait))));
+        return result;
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration maxWait) {
+        CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+        startAsync(waitNanos(maxWait), result, result::complete);
+        return result;
+    }
+
+    /**
+     * Starts an asynchronous acquire whose outcome goes to {@code onOutcome}; a lease that {@code result} no longer
+     * takes (it was cancelled or completed by the caller) is released.
+     */
+    private <T> void startAsync(long waitNanos, CompletableFuture<T> result,
+                                java.util.function.Predicate<Optional<Lease>> onOutcome) {
+        client.ensureOpen();
+        Thread[] runner = new Thread[1];
+        Object guard = new Object();
+        CompletableFuture<Void> task = client.storeCalls.runAsync(name, () -> {
+            synchronized (guard) {
+                if (result.isDone()) {
+                    return;
+                }
+                runner[0] = Thread.currentThread();
+            }
+            try {
+                Optional<Lease> lease;
+                try {
+                    lease = attempt(waitNanos, false);
+                } finally {
+                    synchronized (guard) {
+                        runner[0] = null;
+                        Thread.interrupted(); // a cancel's interrupt must not reach the pool thread's next task
+                    }
+                }
+                if (!onOutcome.test(lease)) {
+                    lease.ifPresent(Lease::close);
+                }
+            } catch (RuntimeException | Error e) {
+                result.completeExceptionally(e);
+            }
+        });
+        task.whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure instanceof java.util.concurrent.CompletionException
+                        && failure.getCause() != null ? failure.getCause() : failure);
+            }
+        });
+        result.whenComplete((ignored, failure) -> {
+            if (failure instanceof java.util.concurrent.CancellationException) {
+                synchronized (guard) {
+                    if (runner[0] != null) {
+                        runner[0].interrupt();
+                    }
+                }
+            }
+        });
     }
 
     private long waitNanos(Duration maxWait) {
@@ -93,16 +159,18 @@ final class DefaultDistributedLock implements DistributedLock {
     /**
      * @param maxWaitNanos 0 for one attempt, {@link #FOREVER} for no bound, else the bound
      */
-    private Optional<Lease> attempt(long maxWaitNanos) {
+    private Optional<Lease> attempt(long maxWaitNanos, boolean blocking) {
         client.ensureOpen();
         boolean willWait = maxWaitNanos != 0;
         if (willWait && Thread.interrupted()) {
             Thread.currentThread().interrupt();
             throw new LockInterruptedException(name, new InterruptedException("interrupted before waiting"));
         }
-        Optional<Lease> reentered = reenter();
-        if (reentered.isPresent()) {
-            return reentered;
+        if (blocking && options.isReentrant()) {
+            Optional<Lease> reentered = reenter();
+            if (reentered.isPresent()) {
+                return reentered;
+            }
         }
         LockProvider provider = client.provider();
         Owner owner = client.newOwner();
@@ -159,7 +227,8 @@ final class DefaultDistributedLock implements DistributedLock {
                 }
                 long now = System.nanoTime();
                 if (grant.isPresent()) {
-                    Optional<Lease> lease = take(provider, grant.get(), owner, sentAt, now, start);
+                    Optional<Lease> lease = take(provider, grant.get(), owner, sentAt, now, start,
+                            blocking ? Thread.currentThread() : null);
                     if (lease.isPresent()) {
                         acquired = true;
                         return lease;
@@ -269,11 +338,13 @@ final class DefaultDistributedLock implements DistributedLock {
      * Turns a grant into a lease, or releases it: if its validity already passed (empty result), or if anything
      * fails on the way, the store's grant must not stay behind with nobody holding a lease on it.
      */
-    private Optional<Lease> take(LockProvider provider, Grant grant, Owner owner, long sentAt, long now, long start) {
+    private Optional<Lease> take(LockProvider provider, Grant grant, Owner owner, long sentAt, long now, long start,
+                                 Thread thread) {
         HeldLock held;
         boolean registered = false;
         try {
-            held = new HeldLock(checked(grant, owner), options, DefaultLockClient.saturatedNanos(ttl), sentAt, now);
+            held = new HeldLock(checked(grant, owner), options, DefaultLockClient.saturatedNanos(ttl), sentAt, now,
+                    thread);
             if (now - held.deadline < 0) {
                 client.registerHeld(held);
                 registered = true;
@@ -307,7 +378,7 @@ final class DefaultDistributedLock implements DistributedLock {
         if (held == null) {
             return Optional.empty();
         }
-        if (held.tryReenter()) {
+        if (held.tryReenter(Thread.currentThread())) {
             client.events().emit(LockEvent.Type.REENTERED, name, held.grant.fencingToken(),
                     held.grant.owner().holder(), 0, null);
             return Optional.of(new DefaultLease(client, held));

@@ -6,6 +6,7 @@ import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockLostException;
 
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -25,6 +26,15 @@ final class DefaultLease implements Lease {
         return lock;
     }
 
+    /**
+     * A use that does the work of the critical section (the token, the held check before a write, a loss callback,
+     * the close) from a thread other than the one the holding is bound to hands it off (see {@link Lease}). Looking
+     * at it ({@link #isHeld()}, {@link #holdCount()}) does not: a monitor must not change who may re-enter.
+     */
+    private void usedHere() {
+        client.unbind(lock, false);
+    }
+
     @Override
     public String lockName() {
         return lock.name();
@@ -32,6 +42,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public long fencingToken() {
+        usedHere();
         return lock.grant.fencingToken();
     }
 
@@ -55,6 +66,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public void ensureHeld() {
+        usedHere();
         if (closed.get()) {
             throw new IllegalMonitorStateException("lease on lock '" + lock.name() + "' (token "
                     + lock.grant.fencingToken() + ") was already closed");
@@ -82,6 +94,7 @@ final class DefaultLease implements Lease {
     @Override
     public Lease onLost(Consumer<LeaseLostEvent> callback) {
         Objects.requireNonNull(callback, "callback cannot be null");
+        usedHere();
         LeaseLostEvent already = lock.addLossCallback(callback);
         if (already != null) {
             DefaultLockClient.runCallback(callback, already);
@@ -95,7 +108,18 @@ final class DefaultLease implements Lease {
     }
 
     @Override
+    public Lease handOff() {
+        if (closed.get()) {
+            throw new IllegalMonitorStateException("lease on lock '" + lock.name() + "' (token "
+                    + lock.grant.fencingToken() + ") was already closed: there is nothing to hand off");
+        }
+        client.unbind(lock, true);
+        return this;
+    }
+
+    @Override
     public void close() {
+        usedHere();
         if (!closed.compareAndSet(false, true)) {
             return;
         }
@@ -103,6 +127,19 @@ final class DefaultLease implements Lease {
         if (previous != null) {
             client.lastLeaseClosed(lock, previous);
         }
+    }
+
+    @Override
+    public CompletableFuture<Void> closeAsync() {
+        usedHere();
+        if (!closed.compareAndSet(false, true)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        HeldLock.State previous = lock.leaseClosed();
+        if (previous == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return client.lastLeaseClosedAsync(lock, previous);
     }
 
     @Override

@@ -432,8 +432,20 @@ final class DefaultLockClient implements LockClient {
     private record CachedHolder(String threadName, String traceId, HolderIdentity holder) {
     }
 
+    /** The holding on {@code name} that the current thread would re-enter, or null. */
     HeldLock reentrantHold(String name) {
         return reentry.get(new ReentryKey(name, Thread.currentThread()));
+    }
+
+    /**
+     * Ends {@code lock}'s binding to its working thread (see {@link io.locksmith.Lease#handOff()}): always, or only if
+     * the caller is another thread. From then on that thread does not re-enter it.
+     */
+    void unbind(HeldLock lock, boolean always) {
+        Thread bound = lock.unbindUnlessOn(Thread.currentThread(), always);
+        if (bound != null && lock.reentrant) {
+            reentry.remove(new ReentryKey(lock.name(), bound), lock);
+        }
     }
 
     /** An acquire for {@code owner} starts: keep provider loss reports that arrive before its grant is registered. */
@@ -449,7 +461,10 @@ final class DefaultLockClient implements LockClient {
     }
 
     void registerHeld(HeldLock lock) {
-        reentry.put(new ReentryKey(lock.name(), lock.acquiringThread), lock);
+        Thread thread = lock.thread();
+        if (lock.reentrant && thread != null) {
+            reentry.put(new ReentryKey(lock.name(), thread), lock);
+        }
         EarlyLoss early;
         synchronized (lossLock) {
             byOwnerId.put(lock.grant.owner().id(), lock);
@@ -467,9 +482,16 @@ final class DefaultLockClient implements LockClient {
     }
 
     private void forget(HeldLock lock) {
-        reentry.remove(new ReentryKey(lock.name(), lock.acquiringThread), lock);
+        unbind(lock, true);
         byOwnerId.remove(lock.grant.owner().id(), lock);
         keeper.remove(lock);
+    }
+
+    /** The last lease on {@code lock} was closed by {@link io.locksmith.Lease#closeAsync()}: release off the caller. */
+    java.util.concurrent.CompletableFuture<Void> lastLeaseClosedAsync(HeldLock lock, HeldLock.State previous) {
+        // Forgotten here, so that the holding is gone locally when closeAsync returns; the store request goes on.
+        forget(lock);
+        return storeCalls.runAsync(lock.name(), () -> lastLeaseClosed(lock, previous));
     }
 
     /** The last lease on {@code lock} was closed. */
@@ -570,8 +592,11 @@ final class DefaultLockClient implements LockClient {
             runCallback(callback, event);
         }
         if (lock.options.lossAction() == LossAction.NOTIFY_AND_INTERRUPT_HOLDER
-                && event.reason() != LossReason.CLIENT_CLOSED && lock.acquiringThread.isAlive()) {
-            lock.acquiringThread.interrupt();
+                && event.reason() != LossReason.CLIENT_CLOSED) {
+            Thread working = lock.thread();
+            if (working != null && working.isAlive()) {
+                working.interrupt();
+            }
         }
     }
 

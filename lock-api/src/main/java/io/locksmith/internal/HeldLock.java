@@ -20,7 +20,15 @@ final class HeldLock {
     final Grant grant;
     final LockOptions options;
     final long ttlNanos;
-    final Thread acquiringThread;
+    /**
+     * The thread working in the critical section: the thread of a blocking acquire, until the lease is handed off
+     * (explicitly, or by being used from another thread); null for an asynchronous acquire and after a hand-off. Only
+     * this thread re-enters the lock ({@link #reentrant}), and only it is interrupted on loss
+     * ({@link io.locksmith.LossAction#NOTIFY_AND_INTERRUPT_HOLDER}).
+     */
+    private volatile Thread thread;
+    /** Whether {@link #thread} may re-enter: the lock's options allow re-entry. */
+    final boolean reentrant;
     final long acquiredAt;
     /** When renewal stops for good, or {@link Long#MAX_VALUE}. */
     final long maxHoldAt;
@@ -43,11 +51,15 @@ final class HeldLock {
     volatile boolean lastRenewalFailed;
     volatile Throwable lastRenewalError;
 
-    HeldLock(Grant grant, LockOptions options, long ttlNanos, long sentAt, long acquiredAt) {
+    /**
+     * @param thread the thread of a blocking acquire, or null for an asynchronous one
+     */
+    HeldLock(Grant grant, LockOptions options, long ttlNanos, long sentAt, long acquiredAt, Thread thread) {
         this.grant = grant;
         this.options = options;
         this.ttlNanos = ttlNanos;
-        this.acquiringThread = Thread.currentThread();
+        this.thread = thread;
+        this.reentrant = thread != null && options.isReentrant();
         this.acquiredAt = acquiredAt;
         this.maxHoldAt = options.isRenewing() && options.maxHold().isPresent()
                 ? saturatedAdd(acquiredAt, DefaultLockClient.saturatedNanos(options.maxHold().get()))
@@ -81,6 +93,30 @@ final class HeldLock {
         return grant.name();
     }
 
+    /** The thread working in the critical section, or null once handed off (see {@link #thread}). */
+    Thread thread() {
+        return thread;
+    }
+
+    /**
+     * Ends the binding to the working thread, if the caller is not that thread (or {@code always}).
+     *
+     * @return the thread the lock was bound to if this call ended the binding, else null
+     */
+    Thread unbindUnlessOn(Thread caller, boolean always) {
+        Thread bound = thread;
+        if (bound == null || (!always && bound == caller)) {
+            return null;
+        }
+        synchronized (this) {
+            if (thread != bound) {
+                return null;
+            }
+            thread = null;
+            return bound;
+        }
+    }
+
     synchronized State state() {
         return state;
     }
@@ -89,9 +125,9 @@ final class HeldLock {
         return state == State.HELD && now < deadline;
     }
 
-    /** Counts one more re-entrant lease, unless the lock is no longer held. */
-    synchronized boolean tryReenter() {
-        if (state != State.HELD || holdCount == 0) {
+    /** Counts one more re-entrant lease for {@code caller}, unless the lock is no longer held or not bound to it. */
+    synchronized boolean tryReenter(Thread caller) {
+        if (state != State.HELD || holdCount == 0 || !reentrant || thread != caller) {
             return false;
         }
         holdCount++;

@@ -164,6 +164,25 @@ final class StoreCalls implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code task} on a pool thread, for a caller that does not wait for it (the asynchronous API).
+     *
+     * @return the task's future; completed exceptionally with {@link LockStoreException} if the client is closed
+     */
+    CompletableFuture<Void> runAsync(String lockName, Runnable task) {
+        try {
+            return CompletableFuture.runAsync(task, executor);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new LockStoreException(lockName, "the lock client on " + store
+                    + " is closed", e));
+        }
+    }
+
+    /** The pool's executor, for tasks that run a step of an asynchronous acquire. */
+    java.util.concurrent.Executor executor() {
+        return executor;
+    }
+
     /** Runs {@code call} in the background; failures are logged. */
     void runInBackground(String lockName, String what, Runnable call) {
         try {
