@@ -41,11 +41,13 @@ import java.util.Set;
  *     and learns of its loss; it never touches its successor's lock, however late its request arrives. A read
  *     followed by a plain {@code touch} or {@code delete} would be the check-then-act bug of issue 30.</li>
  * <li><b>Expiry.</b> memcached counts whole seconds, on a clock that ticks once a second: an item with an expiry of
- *     E seconds lives between about E - 2 and E seconds. That is far coarser than a lease of 400 ms, so the provider
+ *     E seconds lives from E - 2 seconds (when the tick's phase wraps) to E, and up to half a second more when the
+ *     server is slow to tick (2.1 to 3.5 s for E = 3 on a loaded machine). That is far coarser than a lease of 400 ms,
+ *     so the provider
  *     does not ask memcached to time leases: {@link #appliesTtl()} is false, and the shared client ends every lease
  *     itself, with an owner-checked release at its TTL. The item's own expiry, the TTL rounded up to whole seconds
  *     plus {@value #EXPIRY_MARGIN_SECONDS}, only frees the lock of a holder that died: never before its TTL, at most
- *     about three seconds after it.</li>
+ *     about three and a half seconds after it.</li>
  * <li><b>Fencing tokens</b> come from one counter item for all names (a token greater than every earlier one of the
  *     server is greater than every earlier one of the name). memcached keeps nothing across a restart, so the
  *     counter starts from the clock: (milliseconds since 2020) x 2<sup>20</sup>. After a restart the first acquire

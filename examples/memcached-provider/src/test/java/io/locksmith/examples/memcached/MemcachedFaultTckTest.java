@@ -64,8 +64,8 @@ class MemcachedFaultTckTest extends LockFaultTck {
 
     /**
      * Twice the defaults: a killed holder's lock is freed by memcached's own expiry, the lease's TTL rounded up to whole
-     * seconds plus two, so up to 3 s after a renewal for the 800 ms lease this gives; the default 400 ms lease would
-     * give 3 s against R9.1's bound of 2.4 s.
+     * seconds plus two, so up to about 3.5 s after a renewal for the 800 ms lease this gives (R9.1's bound: 4.8 s); the
+     * default 400 ms lease would give the same 3.5 s against a bound of 2.4 s.
      */
     @Override
     protected TckTiming timing() {
