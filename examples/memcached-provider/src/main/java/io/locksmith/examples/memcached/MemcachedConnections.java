@@ -20,7 +20,7 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * Connections to one memcached server, speaking its text protocol (the meta commands of memcached 1.6: {@code mg},
  * {@code ms}, {@code md}, {@code ma}). One request and its reply hold a connection; idle connections are kept for the
  * next request. Every connect and every read is bounded by the command time-out, so a silent server fails a request
- * instead of holding the caller. Thread-safe.
+ * instead of holding the caller; the check of the server at creation by at least 5 s. Thread-safe.
  */
 final class MemcachedConnections implements AutoCloseable {
 
@@ -40,6 +40,12 @@ final class MemcachedConnections implements AutoCloseable {
             throw new IllegalStateException("reply '" + String.join(" ", words) + "' has no flag " + flag);
         }
     }
+
+    /**
+     * The least time-out of the server check at creation ({@link #line}, {@link #lines}): it runs once, before any lock,
+     * so a short command time-out (300 ms through a test proxy) must not fail a client's creation on a loaded machine.
+     */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
 
     private final String host;
     private final int port;
@@ -69,7 +75,7 @@ final class MemcachedConnections implements AutoCloseable {
         Connection connection = idle.pollFirst();
         try {
             if (connection == null) {
-                connection = new Connection();
+                connection = new Connection(timeout);
             }
             Reply reply = connection.exchange(command, data);
             if (closed) {
@@ -99,7 +105,7 @@ final class MemcachedConnections implements AutoCloseable {
     List<String> lines(String command) {
         Connection connection = null;
         try {
-            connection = new Connection();
+            connection = new Connection(probeTimeout());
             connection.out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
             connection.out.flush();
             List<String> lines = new ArrayList<>();
@@ -124,7 +130,7 @@ final class MemcachedConnections implements AutoCloseable {
     String line(String command) {
         Connection connection = null;
         try {
-            connection = new Connection();
+            connection = new Connection(probeTimeout());
             connection.out.write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
             connection.out.flush();
             return connection.readLine();
@@ -139,6 +145,10 @@ final class MemcachedConnections implements AutoCloseable {
 
     String address() {
         return host + ":" + port;
+    }
+
+    private Duration probeTimeout() {
+        return timeout.compareTo(PROBE_TIMEOUT) > 0 ? timeout : PROBE_TIMEOUT;
     }
 
     @Override
@@ -159,12 +169,12 @@ final class MemcachedConnections implements AutoCloseable {
         private final InputStream in;
         private final OutputStream out;
 
-        Connection() throws IOException {
+        Connection(Duration bound) throws IOException {
             socket = new Socket();
             try {
                 socket.setTcpNoDelay(true);
-                socket.setSoTimeout((int) Math.max(1, timeout.toMillis()));
-                socket.connect(new InetSocketAddress(host, port), (int) Math.max(1, timeout.toMillis()));
+                socket.setSoTimeout((int) Math.max(1, bound.toMillis()));
+                socket.connect(new InetSocketAddress(host, port), (int) Math.max(1, bound.toMillis()));
                 in = new BufferedInputStream(socket.getInputStream());
                 out = socket.getOutputStream();
             } catch (IOException | RuntimeException e) {
