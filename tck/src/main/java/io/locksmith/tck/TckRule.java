@@ -40,7 +40,9 @@ public enum TckRule {
             "renew and release must compare the holding's owner id (Owner.id()), never the client id"),
 
     R3_1("R3.1", Level.MUST, null, "A crashed holder's lock frees itself",
-            "acquire must set the TTL in the same atomic step as the owner"),
+            "acquire must set the TTL in the same atomic step as the owner; for a store whose leases the client"
+                    + " times (appliesTtl() false), release must free the lock when the client's release at the TTL"
+                    + " arrives"),
     R3_2("R3.2", Level.MUST, null, "No early expiry",
             "the store must keep a lock for the whole requested TTL; check the TTL unit (ms vs s) and rounding"),
     R3_3("R3.3", Level.MUST, null, "The store frees a lock at its TTL, and the holder knows first",
