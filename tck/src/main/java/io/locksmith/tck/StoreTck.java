@@ -6,6 +6,8 @@ import io.locksmith.spi.LockUri;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.Nested;
 
+import java.util.UUID;
+
 /**
  * Every kit of this module on one store: the rules of {@link LockTck}, plus the listing kit ({@link ListingTck})
  * and the registry kit ({@link RegistryTck}) as JUnit {@link Nested} classes, so that one server start serves the
@@ -52,8 +54,15 @@ public abstract class StoreTck extends LockTck {
         @Override
         protected LockProvider newProvider() {
             LockUri uri = LockUri.parse(storeUri());
-            return storeFactory(uri.scheme()).create(uri,
-                    new ProviderContext("locksmith-tck-registry", (grant, reason, cause) -> { }));
+            return storeFactory(uri.scheme()).create(uri, registryContext());
         }
+    }
+
+    /**
+     * The context of a provider the registry kit opens without a client: a client id of its own for each provider, as
+     * every client has ({@link ProviderContext#clientId()}), since a store may name connections or instances after it.
+     */
+    static ProviderContext registryContext() {
+        return new ProviderContext("locksmith-tck-registry-" + UUID.randomUUID(), (grant, reason, cause) -> { });
     }
 }

@@ -25,7 +25,9 @@ public enum FaultRule {
 
     R9_1("R9.1", TckRule.Level.MUST, null, "victimUri()", "A killed holder's lock frees itself",
             "the lock must carry its TTL (or session timeout) in the store; check that nothing renews it"
-                    + " once its holder's process is gone"),
+                    + " once its holder's process is gone. A store that frees a dead holder's lock late by design"
+                    + " (expiry in whole seconds, a session timeout longer than the lease) states it by scaling the"
+                    + " kit's timing (docs/TCK.md, 'Timing on a slow machine'), never by a shorter TTL"),
     R9_2("R9.2", TckRule.Level.MUST, null, "victimUri()", "A paused holder learns of its loss before its next write",
             "Grant.validity must not exceed what the store applies, measured from the request's send time"),
     R9_3("R9.3", TckRule.Level.MUST, Capability.FENCING, "victimUri()", "A paused holder's late write is fenced",

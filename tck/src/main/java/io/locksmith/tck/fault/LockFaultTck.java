@@ -79,8 +79,8 @@ public abstract class LockFaultTck {
     }
 
     /**
-     * The {@code host:port} of the store node a proxied client talks to (rules R9.4, R9.5); one node, so that
-     * cutting the proxy cuts the client off. Default: not supported.
+     * The {@code host:port} of the store node a proxied client talks to (rules R7.7, R8.10, R9.4, R9.5, R9.8); one
+     * node, so that cutting the proxy cuts the client off. Default: not supported.
      */
     protected String proxiedAddress() {
         throw new UnsupportedOperationException("proxiedAddress()");
@@ -90,7 +90,7 @@ public abstract class LockFaultTck {
      * The URI of a client that reaches the store only through {@code proxy} (which forwards to
      * {@link #proxiedAddress()}), usually the store URI with the proxy's port. Give it a store time-out well
      * below the TTL of {@link TckTiming#shortLease()} where the URI allows, so a cut-off call fails in time.
-     * Default: not supported, and rules R9.4 and R9.5 are skipped.
+     * Default: not supported, and rules R7.7, R8.10, R9.4, R9.5 and R9.8 are skipped.
      */
     protected String uriThrough(TcpProxy proxy) {
         throw new UnsupportedOperationException("uriThrough(TcpProxy)");
@@ -99,7 +99,7 @@ public abstract class LockFaultTck {
     /**
      * The {@code host:port} of every member a proxied client talks to, on a deployment of several (an etcd
      * cluster, a ZooKeeper ensemble, RedLock's masters): the kit puts a {@link TcpProxy} in front of each and
-     * cuts them together (rules R9.4, R9.5, R9.8). Default: {@link #proxiedAddress()} alone.
+     * cuts them together (rules R7.7, R8.10, R9.4, R9.5, R9.8). Default: {@link #proxiedAddress()} alone.
      */
     protected List<String> proxiedAddresses() {
         return List.of(proxiedAddress());

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The real store servers the tests of every module start (redis-server, Sentinel, etcd, PostgreSQL), in one place: on
+ * The real store servers the tests of every module start (redis-server, Sentinel, etcd, PostgreSQL, memcached), in one place: on
  * free loopback ports, without persistence, in temporary directories, as {@link ServerProcess}es that can be
  * killed, paused and restarted. A missing binary fails with an install hint.
  */
@@ -23,6 +23,8 @@ public final class StoreServers {
     public static final String REDIS_INSTALL_HINT = "sudo apt-get install -y redis-server (Debian/Ubuntu)";
     /** How to install etcd. */
     public static final String ETCD_INSTALL_HINT = "sudo apt-get install -y etcd-server (Debian/Ubuntu)";
+    /** How to install memcached (the server of the worked example in {@code examples/memcached-provider}). */
+    public static final String MEMCACHED_INSTALL_HINT = "sudo apt-get install -y memcached (Debian/Ubuntu)";
     /** How to install the PostgreSQL server binaries ({@code initdb}, {@code postgres}). */
     public static final String POSTGRES_INSTALL_HINT = "sudo apt-get install -y postgresql (Debian/Ubuntu)";
     /** The superuser {@link #postgres()} creates; it logs in without a password over loopback (trust). */
@@ -94,6 +96,22 @@ public final class StoreServers {
         // The redis-sentinel link is a separate Debian package; "redis-server FILE --sentinel" is what it runs.
         return ServerProcess.start("sentinel-" + port, List.of("redis-server", config.toString(), "--sentinel"), dir,
                 port, REDIS_INSTALL_HINT);
+    }
+
+    /**
+     * A memcached on a free loopback port, TCP only, with 64 MB of memory and {@code -M}: it answers an error when
+     * its memory is full instead of evicting items, since an evicted item would be a lock gone under its holder.
+     * memcached keeps everything in memory, so {@link ServerProcess#restart()} loses every item.
+     */
+    public static ServerProcess memcached() {
+        int port = FreePorts.next();
+        List<String> command = new ArrayList<>(List.of("memcached", "--listen=127.0.0.1", "--port=" + port,
+                "--udp-port=0", "--memory-limit=64", "--disable-evictions"));
+        if (isRoot()) {
+            command.add("--user=root"); // memcached refuses to run as root unless told which user to be
+        }
+        return ServerProcess.start("memcached-" + port, command, tempDir("memcached-" + port), port,
+                MEMCACHED_INSTALL_HINT).deleteWorkDirOnClose();
     }
 
     /**
