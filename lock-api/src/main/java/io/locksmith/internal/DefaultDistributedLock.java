@@ -206,6 +206,8 @@ final class DefaultDistributedLock implements DistributedLock {
         boolean acquired;
         /** Set by a cancel of an asynchronous acquire: the next step ends it. */
         volatile boolean cancelled;
+        /** What an asynchronous waiter's signal runs; set by its driver before the first step. */
+        Runnable onSignal;
 
         Acquisition(long maxWaitNanos, Thread thread) {
             this.maxWaitNanos = maxWaitNanos;
@@ -219,16 +221,11 @@ final class DefaultDistributedLock implements DistributedLock {
             return maxWaitNanos == FOREVER ? Long.MAX_VALUE : maxWaitNanos - (now - start);
         }
 
-        void join(WaitQueues.Waiter newWaiter) {
+        /** Joins the client's waiters for the name: a blocking acquire parks its thread, an asynchronous one not. */
+        private void joinQueue() {
+            WaitQueues.Waiter newWaiter = thread != null ? new WaitQueues.Waiter() : new WaitQueues.Waiter(onSignal);
             waiter = client.waitQueues.enter(name, newWaiter);
         }
-
-        WaitQueues.Waiter newWaiter(Runnable onSignal) {
-            return thread != null ? new WaitQueues.Waiter() : new WaitQueues.Waiter(onSignal);
-        }
-
-        /** Runnable for an asynchronous waiter's signal; set by its driver before the first step. */
-        Runnable onSignal;
 
         Step step() throws InterruptedException {
             client.ensureOpen();
@@ -240,7 +237,7 @@ final class DefaultDistributedLock implements DistributedLock {
                 // Queue behind the acquires of this client that wait for the name, if any, before any store request:
                 // only the first of them makes store attempts. This keeps a hot name's store traffic to one waiter per
                 // client, whatever the number of threads; a free name's acquire is active at once.
-                join(newWaiter(onSignal));
+                joinQueue();
             }
             if (waiter != null && !waiter.isActive()) {
                 long left = remaining(now);
