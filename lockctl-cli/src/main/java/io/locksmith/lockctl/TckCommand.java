@@ -17,7 +17,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -124,19 +123,15 @@ final class TckCommand implements Callable<Integer> {
 
     /** The kit's test methods for the given rule ids. */
     static List<String> testMethods(List<String> ruleIds) {
-        List<String> methods = new ArrayList<>();
+        List<TckRule> rules = new ArrayList<>();
         for (String id : ruleIds) {
             TckRule rule = TckRule.byId(id.strip()).orElseThrow(() -> new UsageException("--rule: unknown rule '" + id
                     + "'; rules look like R1.1 (see docs/SPEC.md)"));
-            for (Class<?> type = UriLockTck.class; type != null; type = type.getSuperclass()) {
-                for (Method method : type.getDeclaredMethods()) {
-                    if (method.getName().startsWith(rule.methodPrefix()) && !methods.contains(method.getName())) {
-                        methods.add(method.getName());
-                    }
-                }
+            if (!rules.contains(rule)) {
+                rules.add(rule);
             }
         }
-        return methods;
+        return TckRunner.testMethods(UriLockTck.class, rules);
     }
 
     /** Whether a result belongs to a required rule; a failure outside any rule (the kit could not start) counts as required. */

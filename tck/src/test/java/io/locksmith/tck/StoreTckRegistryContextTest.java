@@ -41,19 +41,25 @@ class StoreTckRegistryContextTest {
                 return new MemLockProviderFactory().create(uri, context);
             }
         };
-        StoreTck kit = new StoreTck() {
+        // The hooks every StoreTck hands its registry kit (io.locksmith.tck.kits.StoreHooks), on a recording factory.
+        io.locksmith.tck.kits.StoreHooks kit = new io.locksmith.tck.kits.StoreHooks() {
             @Override
-            protected String storeUri() {
+            public String kitName() {
+                return "StoreTckRegistryContextTest";
+            }
+
+            @Override
+            public String storeUri() {
                 return "mem://store-tck-context";
             }
 
             @Override
-            protected LockProviderFactory storeFactory(String scheme) {
+            public LockProviderFactory storeFactory(String scheme) {
                 return recording;
             }
         };
-        try (LockProvider first = kit.new Registry().newProvider();
-             LockProvider second = kit.new Registry().newProvider()) {
+        try (LockProvider first = kit.newProvider();
+             LockProvider second = kit.newProvider()) {
             assertEquals(2, clientIds.size());
             assertNotEquals(clientIds.get(0), clientIds.get(1), "two providers of the registry kit share a client id");
             clientIds.forEach(id -> assertTrue(id.matches(CLIENT_ID), "'" + id + "' is not a valid client id"));
