@@ -1,5 +1,6 @@
 package io.locksmith.tck;
 
+import org.junit.jupiter.api.Nested;
 import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
@@ -12,6 +13,7 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 import java.io.PrintStream;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,7 +52,7 @@ public final class TckRunner {
      * @param kit            the concrete kit
      * @param configuration  JUnit configuration parameters, e.g. {@link UriLockTck#URI_PARAMETER}
      * @param progress       where to print one line per rule
-     * @param methodNames    test methods to run; empty for all
+     * @param methodNames    test methods to run, of the kit or of its nested kits; empty for all
      * @throws NullPointerException if an argument is null
      */
     public static TckReport run(Class<? extends LockTck> kit, Map<String, String> configuration, PrintStream progress,
@@ -68,7 +70,7 @@ public final class TckRunner {
             selectors.add(DiscoverySelectors.selectClass(kit));
         } else {
             for (String method : methodNames) {
-                selectors.add(DiscoverySelectors.selectMethod(kit, method));
+                selectors.add(selectorOf(kit, method));
             }
         }
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
@@ -82,6 +84,37 @@ public final class TckRunner {
         TckReport report = new TckReport(target, collector.results);
         progress.println(report.summary());
         return report;
+    }
+
+    /**
+     * Selects test method {@code method} of {@code kit}, or of one of its nested kits ({@code LockTck}'s
+     * {@code ThreadsAndAsync} and {@code HotLock}): JUnit finds a nested class's method only through a nested-method
+     * selector, and a plain method selector would not run it. A name no class declares goes to a method selector, which
+     * JUnit reports.
+     */
+    private static DiscoverySelector selectorOf(Class<?> kit, String method) {
+        if (declaresTest(kit, method)) {
+            return DiscoverySelectors.selectMethod(kit, method);
+        }
+        for (Class<?> type = kit; type != null; type = type.getSuperclass()) {
+            for (Class<?> nested : type.getDeclaredClasses()) {
+                if (nested.isAnnotationPresent(Nested.class) && declaresTest(nested, method)) {
+                    return DiscoverySelectors.selectNestedMethod(List.of(kit), nested, method);
+                }
+            }
+        }
+        return DiscoverySelectors.selectMethod(kit, method);
+    }
+
+    private static boolean declaresTest(Class<?> type, String method) {
+        for (Class<?> declaring = type; declaring != null; declaring = declaring.getSuperclass()) {
+            for (Method candidate : declaring.getDeclaredMethods()) {
+                if (candidate.getName().equals(method) && candidate.getParameterCount() == 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Turns launcher events into rule results. */

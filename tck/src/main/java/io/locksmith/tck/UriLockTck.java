@@ -104,7 +104,11 @@ public final class UriLockTck extends LockTck {
     static final class UriFromConfiguration implements TestInstancePostProcessor {
         @Override
         public void postProcessTestInstance(Object testInstance, ExtensionContext context) {
-            UriLockTck kit = (UriLockTck) testInstance;
+            // The nested kits (ThreadsAndAsync, HotLock) inherit this extension; their instances take the URI from
+            // the enclosing kit instance, which was post-processed before them.
+            if (!(testInstance instanceof UriLockTck kit)) {
+                return;
+            }
             kit.uri = context.getConfigurationParameter(URI_PARAMETER)
                     .filter(value -> !value.isBlank())
                     .orElseThrow(() -> new LockConfigurationException("UriLockTck needs the store URI in the JUnit"
