@@ -7,6 +7,8 @@ import io.locksmith.LockClient;
 import io.locksmith.LockInfo;
 import io.locksmith.LockOptions;
 import io.locksmith.LockTimeoutException;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -76,6 +79,10 @@ public abstract class ThreadsAndAsyncTck {
     private boolean fencing() {
         return fencing;
     }
+
+    /** Ends an async critical section of R10.1 a millisecond after it began. */
+    private static final java.util.concurrent.Executor CRITICAL_SECTION =
+            CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS);
 
     private Duration wait(int slacks) {
         return timing().slack().multipliedBy(slacks);
@@ -175,8 +182,10 @@ public abstract class ThreadsAndAsyncTck {
                 if (fencing() && lease.fencingToken() <= before) {
                     violations.add("token " + lease.fencingToken() + " after " + before);
                 }
-                inside.decrementAndGet();
-                return lease.closeAsync();
+                // The critical section lasts a moment, as work does: a second holder that comes while it is open is
+                // seen, whichever order the completions run in.
+                return CompletableFuture.runAsync(() -> inside.decrementAndGet(), CRITICAL_SECTION)
+                        .thenCompose(done -> lease.closeAsync());
             }));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(wait(20).toMillis(), TimeUnit.MILLISECONDS);
@@ -224,6 +233,21 @@ public abstract class ThreadsAndAsyncTck {
         waits.forEach(wait -> assertTrue(wait.cancel(true), "a pending wait could not be cancelled"));
         held.close();
         LockClient c = client();
+        // For a moment nobody else competes, so that a cancelled wait that went on takes the released lock now, as it
+        // would for nobody (a competitor that came at once could win the race and hide it). A lease granted at the
+        // moment of a cancel and released at once is allowed.
+        AtomicReference<Optional<LockInfo>> taken = new AtomicReference<>(Optional.empty());
+        try {
+            Awaitility.await().during(timing().shortWait()).atMost(timing().shortWait().plus(timing().slack()))
+                    .pollInterval(Duration.ofMillis(10)).until(() -> {
+                        taken.set(c.inspect(name));
+                        return taken.get().isEmpty();
+                    });
+        } catch (ConditionTimeoutException e) {
+            fail("the released lock was taken by " + taken.get().map(LockInfo::holder).orElse(null) + " while only"
+                    + " cancelled async waits were waiting for it (the cancelled waits' client holds " + b.heldCount()
+                    + " locks): a cancelled wait went on");
+        }
         long deadline = System.nanoTime() + timing().slack().toNanos();
         Optional<Lease> next = Optional.empty();
         while (next.isEmpty() && System.nanoTime() < deadline) {
@@ -250,15 +274,21 @@ public abstract class ThreadsAndAsyncTck {
         LockClient b = client();
         Lease held = a.lock(name).acquire(wait(2));
         CompletableFuture<Lease> waiting = b.lock(name).acquireAsync(wait(6));
-        assertFalse(waiting.isDone(), "an async acquire of a held lock completed at once: " + waiting);
+        // Let the wait find the lock taken (an attempt, a subscription) before the release, or a waiter that only
+        // tries at its start and at its end would get the lock by its first try.
+        assertThrows(TimeoutException.class, () -> waiting.get(timing().shortWait().toMillis(), TimeUnit.MILLISECONDS),
+                "an async acquire of a held lock completed while the lock was held: " + waiting);
         held.closeAsync().get(wait(2).toMillis(), TimeUnit.MILLISECONDS);
-        try (Lease lease = waiting.get(wait(6).toMillis(), TimeUnit.MILLISECONDS)) {
+        // Woken by the release (its notification, or the client's poll), as a waiting thread is (R7.3): within the
+        // slack, far inside its bound, so that a waiter that looks again only when its bound ends does not pass.
+        try (Lease lease = waiting.get(timing().slack().toMillis(), TimeUnit.MILLISECONDS)) {
             assertTrue(lease.isHeld());
             if (fencing()) {
                 assertTrue(lease.fencingToken() > held.fencingToken());
             }
         } catch (TimeoutException e) {
-            fail("the async waiter did not get the released lock within its bound of " + wait(6));
+            fail("the async waiter did not get the released lock within " + timing().slack() + " of the release (its"
+                    + " bound is " + wait(6) + "): the release did not wake it");
         }
     }
 }
