@@ -51,7 +51,15 @@ public enum FaultRule {
     R9_10("R9.10", TckRule.Level.MUST, null, "freezeMember()",
             "A holder on a frozen leader or primary stops before another is granted",
             "a renewal the frozen member does not answer must fail within the command time-out (never be assumed),"
-                    + " and the lease deadline must count from the last renewal the store confirmed");
+                    + " and the lease deadline must count from the last renewal the store confirmed"),
+    R9_14("R9.14", TckRule.Level.MUST, null, "killStore()", "A known outage fails calls fast",
+            "report a refused connection as LockStoreException with the client's ConnectException (or"
+                    + " NoRouteToHostException, UnknownHostException) in its cause chain; a client that retries"
+                    + " connecting on its own hides it"),
+    R9_15("R9.15", TckRule.Level.MUST, null, "killStore()",
+            "A store killed under a thousand waiters ends every wait and is usable after its restart",
+            "every wait ends with LockStoreException within its bound; the client's probe must reach the restarted"
+                    + " store (reconnect after a refused connection)");
 
     private final String id;
     private final TckRule.Level level;

@@ -16,8 +16,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 public interface HotLockKit extends RuleKit {
 
-    /** What the rule asks of the many-waiter run's throughput, as a share of the few-waiter run's. */
-    double MIN_RATIO = 0.8;
+    /**
+     * What the rule asks of the many-waiter run's throughput, as a share of the few-waiter run's: half, which tells a
+     * client whose waiters coalesce (0.8 to 1.05 measured on a quiet machine, and in the bench's hot-lock scenario)
+     * from one whose store traffic grows with its threads (0.00 to 0.05), on a machine as loaded as a parallel build
+     * makes it (a young GC with a thousand threads paused one run for 167 ms of its two seconds).
+     */
+    double MIN_RATIO = 0.5;
     int FEW = 8;
     int MANY = 1_000;
 

@@ -53,6 +53,11 @@ final class BrokenClients {
         }
 
         @Override
+        public java.util.Optional<io.locksmith.LockInfo> inspect(String name, java.time.Duration timeout) {
+            return delegate.inspect(name, timeout);
+        }
+
+        @Override
         public DistributedLock lock(String name) {
             return wrap(delegate.lock(name));
         }
