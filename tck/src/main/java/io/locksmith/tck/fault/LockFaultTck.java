@@ -693,7 +693,7 @@ public abstract class LockFaultTck {
         String uri = requireHook(FaultRule.R9_16, () -> uriThrough(proxy.list()));
         String name = name();
         AtomicLong renewals = new AtomicLong();
-        LockClient holderClient = closing(LockClient.builder().uri(uri).listener(event -> {
+        LockClient holderClient = opened(() -> LockClient.builder().uri(uri).listener(event -> {
             if (event.lockName().equals(name) && event.type() == LockEvent.Type.RENEWED) {
                 renewals.incrementAndGet();
             }
@@ -756,7 +756,7 @@ public abstract class LockFaultTck {
         String uri = uriThrough(proxy.list());
         String name = name();
         AtomicLong releasedEvents = new AtomicLong();
-        LockClient holderClient = closing(LockClient.builder().uri(uri).listener(event -> {
+        LockClient holderClient = opened(() -> LockClient.builder().uri(uri).listener(event -> {
             if (event.lockName().equals(name) && event.type() == LockEvent.Type.RELEASED) {
                 releasedEvents.incrementAndGet();
             }
@@ -773,11 +773,12 @@ public abstract class LockFaultTck {
                 proxy.holdRequests();
             }
             CompletableFuture<Void> closing = CompletableFuture.runAsync(lease::close, OWN_THREAD);
+            if (!afterFirstStep) {
+                await("the release of lock '" + name + "' sent to the store").atMost(timing.slack())
+                        .until(() -> proxy.heldRequests() > 0);
+            }
             NextHolder next = takeOver(name, timing.shortLease().plus(timing.slack()), "after " + what
                     + " (lease " + timing.shortLease() + ")");
-            if (!afterFirstStep) {
-                assertTrue(proxy.heldRequests() > 0, "the release of lock '" + name + "' sent nothing to the store");
-            }
             proxy.releaseRequests();
             long releasedAt = System.nanoTime();
             assertNextHolderUntouched(afterFirstStep ? "release (its second step)" : "release", name, next, releasedAt,
@@ -815,7 +816,7 @@ public abstract class LockFaultTck {
         TcpProxies proxy = proxiesTo(addresses);
         String uri = requireHook(FaultRule.R9_18, () -> uriThrough(proxy.list()));
         String name = name();
-        LockClient through = closing(LockClient.open(uri));
+        LockClient through = opened(() -> LockClient.open(uri));
         // Open the connections first, so that the exchange let through is the acquire's first step, not a handshake.
         through.lock(name + "-warm-up", longLease()).tryAcquire(timing.slack()).ifPresent(Lease::close);
         requireTrafficThrough(proxy, FaultRule.R9_18);
@@ -878,6 +879,23 @@ public abstract class LockFaultTck {
     private record NextHolder(Lease lease, long token, io.locksmith.HolderIdentity holder, long grantedAt) {
     }
 
+    /**
+     * A client through the kit's proxies, opened again while opening fails with a store error, for up to the slack:
+     * a first connection that misses a short command time-out on a loaded machine is not what these rules test.
+     */
+    private LockClient opened(java.util.function.Supplier<LockClient> open) {
+        long deadline = System.nanoTime() + timing.slack().toNanos();
+        while (true) {
+            try {
+                return closing(open.get());
+            } catch (io.locksmith.LockStoreException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     private NextHolder takeOver(String name, Duration bound, String situation) {
         LockClient next = client();
         long start = System.nanoTime();
@@ -890,12 +908,12 @@ public abstract class LockFaultTck {
 
     /**
      * The stale {@code call} was let through at {@code releasedAt}: the next holder's lock must keep its token, its
-     * holder and its lease, at once and until the stale call's TTL ({@code staleTtl}) has run out twice over (a TTL the
-     * stale call set would have freed the lock by then), and nobody else may take it.
+     * holder and its lease, at once and until the stale call's TTL ({@code staleTtl}) has run out (a TTL the stale
+     * call set would have freed the lock by then), and nobody else may take it.
      */
     private void assertNextHolderUntouched(String call, String name, NextHolder next, long releasedAt, Duration staleTtl) {
         LockClient observer = client();
-        long watchUntil = releasedAt + staleTtl.multipliedBy(2).plus(timing.expiryPrecision()).toNanos();
+        long watchUntil = releasedAt + staleTtl.plus(timing.expiryPrecision()).toNanos();
         do {
             Optional<io.locksmith.LockInfo> info = observer.inspect(name);
             long since = millisSince(releasedAt);

@@ -51,6 +51,8 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicLong droppedReplies = new AtomicLong();
     private final AtomicLong heldRequests = new AtomicLong();
     private final AtomicBoolean holdAfterNextReply = new AtomicBoolean();
+    /** Counts the calls of {@link #holdRequestsAfterNextReply()}: a reply triggers only on a connection that asked since. */
+    private final AtomicLong armedAt = new AtomicLong();
     /** Guards {@link #held} and each link's count of held chunks. */
     private final Object holdLock = new Object();
     /** Request chunks kept back, in the order they were sent, across connections. */
@@ -136,12 +138,15 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /**
-     * Lets the next reply of the server through, and keeps back every request chunk the clients send after it (as
+     * Lets the next exchange through, and keeps back every request chunk the clients send after its reply (as
      * {@link #holdRequests()}): what a provider sends once it has the answer to its first request, such as the write
-     * of a "check, then write" done in two commands, stays back until {@link #releaseRequests()}. The switch is made
-     * before that reply is forwarded, so no request the client sends in answer to it can slip through.
+     * of a "check, then write" done in two commands, stays back until {@link #releaseRequests()}. The next exchange is
+     * the first reply on a connection that sent a request after this call: a message the server pushes unasked (a
+     * pub/sub message, an answer to an earlier request) does not count. The switch is made before that reply is
+     * forwarded, so no request the client sends in answer to it can slip through.
      */
     public void holdRequestsAfterNextReply() {
+        armedAt.incrementAndGet();
         holdAfterNextReply.set(true);
     }
 
@@ -257,7 +262,7 @@ public final class TcpProxy implements AutoCloseable {
                             droppedReplies.incrementAndGet();
                             continue;
                         }
-                        if (holdAfterNextReply.compareAndSet(true, false)) {
+                        if (link.askedAt == armedAt.get() && holdAfterNextReply.compareAndSet(true, false)) {
                             holdingRequests = true; // before the client can read the reply and answer it
                         }
                         out.write(buffer, 0, read);
@@ -297,6 +302,8 @@ public final class TcpProxy implements AutoCloseable {
         int heldCount;
         /** The client closed while requests were held: close the server side once they were answered. */
         private volatile boolean clientGone;
+        /** The value of armedAt when this connection last forwarded a request. */
+        volatile long askedAt = -1;
 
         Link(Socket client, Socket server) {
             this.client = client;
@@ -317,6 +324,7 @@ public final class TcpProxy implements AutoCloseable {
                     return;
                 }
             }
+            askedAt = armedAt.get();
             OutputStream out = server.getOutputStream();
             out.write(buffer, 0, length);
             out.flush();
