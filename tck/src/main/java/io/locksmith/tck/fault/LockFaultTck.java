@@ -709,14 +709,21 @@ public abstract class LockFaultTck {
             // The next exchange (a renewal, or its first step) goes through; whatever follows it is held back: the
             // second step of a renewal made of two, and every later renewal. The lease runs out meanwhile.
             proxy.holdRequestsAfterNextReply();
+            long armedAt = System.nanoTime();
             await("a request of the holder held back").atMost(timing.shortLease().plus(timing.slack()))
                     .until(() -> proxy.heldRequests() > 0);
+            long heldAt = System.nanoTime();
             NextHolder next = takeOver(name, timing.shortLease().plus(timing.slack()), "while its holder's renewals were"
                     + " held back by the network");
             proxy.releaseRequests();
             long releasedAt = System.nanoTime();
             assertNextHolderUntouched("renewal", name, next, releasedAt, timing.shortLease());
             await("the stale holder's onLost callback").atMost(timing.slack()).until(() -> lost.get() != null);
+            // For the record (docs quote these), from the moment the proxies were armed.
+            System.out.printf("R9.16 %s: first request held at +%d ms; next holder granted at +%d ms; stale requests"
+                            + " delivered at +%d ms; the stale holder was told %s%n", getClass().getSimpleName(),
+                    TimeUnit.NANOSECONDS.toMillis(heldAt - armedAt), TimeUnit.NANOSECONDS.toMillis(next.grantedAt() - armedAt),
+                    TimeUnit.NANOSECONDS.toMillis(releasedAt - armedAt), lost.get().reason());
             assertFalse(lease.isHeld(), "the holder whose renewal reached the store after lock '" + name + "' was"
                     + " granted to another client still sees its lease as held");
             belief.stop();
@@ -772,6 +779,7 @@ public abstract class LockFaultTck {
             } else {
                 proxy.holdRequests();
             }
+            long closedAt = System.nanoTime();
             CompletableFuture<Void> closing = CompletableFuture.runAsync(lease::close, OWN_THREAD);
             if (!afterFirstStep) {
                 await("the release of lock '" + name + "' sent to the store").atMost(timing.slack())
@@ -783,10 +791,12 @@ public abstract class LockFaultTck {
             long releasedAt = System.nanoTime();
             assertNextHolderUntouched(afterFirstStep ? "release (its second step)" : "release", name, next, releasedAt,
                     timing.shortLease());
+            String outcome = "returned";
             try {
                 closing.get(timing.slack().toMillis(), TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.ExecutionException e) {
                 // A store error is an honest "unknown" for a release that could not be answered in time.
+                outcome = "threw " + e.getCause().getClass().getSimpleName();
                 if (!(e.getCause() instanceof LockException)) {
                     throw new AssertionError("closing the lease of lock '" + name + "' failed with " + e.getCause(),
                             e.getCause());
@@ -798,6 +808,10 @@ public abstract class LockFaultTck {
                 Thread.currentThread().interrupt();
                 throw new AssertionError(e);
             }
+            System.out.printf("R9.17 %s, %s: next holder granted at +%d ms; late requests delivered at +%d ms;"
+                            + " close() %s%n", getClass().getSimpleName(), what,
+                    TimeUnit.NANOSECONDS.toMillis(next.grantedAt() - closedAt),
+                    TimeUnit.NANOSECONDS.toMillis(releasedAt - closedAt), outcome);
             if (!afterFirstStep) {
                 // Sent before the lease ran out, it reached the store after another client had been granted the lock:
                 // it cannot have removed its own lock, so it must not say it did.
@@ -848,6 +862,9 @@ public abstract class LockFaultTck {
                     + (lease != null ? "got a lease of " + timing.shortLease() : "was told " + describe(outcome))
                     + "): the first step left a lock that outlives the TTL of " + timing.shortLease());
             NextHolder next = new NextHolder(got.get(), got.get().fencingToken(), got.get().holder(), grantedAt);
+            System.out.printf("R9.18 %s: the acquire cut after its first answer gave %s; another client was granted"
+                    + " the lock at +%d ms%n", getClass().getSimpleName(), lease != null ? "a lease" : describe(outcome),
+                    TimeUnit.NANOSECONDS.toMillis(grantedAt - startedAt));
             proxy.releaseRequests();
             long releasedAt = System.nanoTime();
             assertNextHolderUntouched("acquire (its later steps)", name, next, releasedAt, timing.shortLease());
@@ -933,7 +950,7 @@ public abstract class LockFaultTck {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // a store's expiry announces nothing: poll
         } while (System.nanoTime() - watchUntil < 0);
-        assertTrue(client().lock(name, longLease()).tryAcquire().isEmpty(), "another client took lock '" + name
+        assertTrue(observer.lock(name, longLease()).tryAcquire().isEmpty(), "another client took lock '" + name
                 + "' from its holder after the stale " + call + " of the previous holder reached the store");
         assertTrue(next.lease().isHeld(), "the next holder of lock '" + name + "' lost it after the stale " + call
                 + " of the previous holder reached the store");
