@@ -49,14 +49,21 @@ public final class TcpProxies implements AutoCloseable {
         return proxies;
     }
 
+    /** {@link #addressMap(List)} of these proxies. */
+    public Map<String, String> addressMap() {
+        return addressMap(proxies);
+    }
+
     /**
      * The address each proxied member is reached at through its proxy: {@code host:port} of the member to
-     * {@code host:port} of its proxy, in the order of the addresses. For a client that learns the members from the
+     * {@code host:port} of its proxy, in the order of {@code proxies}. For a client that learns the members from the
      * store (a member list, the addresses a Sentinel announces) and would connect to them directly, bypassing the
      * proxies: give it this map where it takes one (Redis's {@code natMap}, a Hazelcast address translator), or turn
      * the discovery off (Curator's ensemble tracker).
+     *
+     * @throws NullPointerException if {@code proxies} is null
      */
-    public Map<String, String> addressMap() {
+    public static Map<String, String> addressMap(List<TcpProxy> proxies) {
         Map<String, String> map = new LinkedHashMap<>();
         for (TcpProxy proxy : proxies) {
             map.put(proxy.target(), proxy.address());
@@ -64,13 +71,23 @@ public final class TcpProxies implements AutoCloseable {
         return map;
     }
 
+    /** {@link #rewrite(List, String)} with these proxies. */
+    public String rewrite(String text) {
+        return rewrite(proxies, text);
+    }
+
     /**
      * {@code text} (a URI, a connect string) with every proxied member's {@code host:port} replaced by its proxy's:
-     * {@code uriThrough(proxies)} is often {@code proxies.rewrite(uri())}.
+     * the hook {@code uriThrough(List<TcpProxy> proxies)} is often {@code TcpProxies.rewrite(proxies, uri)}.
+     *
+     * @throws NullPointerException if an argument is null
      */
-    public String rewrite(String text) {
+    public static String rewrite(List<TcpProxy> proxies, String text) {
         Objects.requireNonNull(text, "text cannot be null");
-        Map<String, String> map = addressMap();
+        Map<String, String> map = addressMap(proxies);
+        if (map.isEmpty()) {
+            return text;
+        }
         // One pass, whole addresses only: a proxy's own address must not be rewritten again, nor 127.0.0.1:638 inside
         // 127.0.0.1:6380.
         String alternatives = map.keySet().stream().map(java.util.regex.Pattern::quote)

@@ -156,4 +156,27 @@ class TcpProxyTest {
             assertEquals('e', socket.getInputStream().read());
         }
     }
+
+    @Test
+    void rewritesWholeMemberAddressesToTheirProxies() {
+        try (TcpProxy second = TcpProxy.start(LoopbackAddresses.member(0), "127.0.0.1", echo.getLocalPort() + 1)) {
+            java.util.List<TcpProxy> proxies = java.util.List.of(proxy, second);
+            String uri = "store://127.0.0.1:" + echo.getLocalPort() + ",127.0.0.1:" + (echo.getLocalPort() + 1)
+                    + ",127.0.0.1:" + echo.getLocalPort() + "1/x?timeout=1s";
+            assertEquals("store://" + proxy.address() + "," + second.address() + ",127.0.0.1:" + echo.getLocalPort()
+                    + "1/x?timeout=1s", TcpProxies.rewrite(proxies, uri), "a longer port is not a member's");
+            assertTrue(second.address().startsWith("127.0.0.11:"), second.address());
+            assertEquals(java.util.Map.of("127.0.0.1:" + echo.getLocalPort(), proxy.address(),
+                    "127.0.0.1:" + (echo.getLocalPort() + 1), second.address()), TcpProxies.addressMap(proxies));
+        }
+    }
+
+    @Test
+    void aProxyOnAMembersOwnLoopbackAddressForwards() throws IOException {
+        try (TcpProxy own = TcpProxy.start(LoopbackAddresses.member(1), "127.0.0.1", echo.getLocalPort());
+             Socket socket = new Socket(InetAddress.getByName(LoopbackAddresses.member(1)), own.port())) {
+            socket.setSoTimeout(2000);
+            assertEquals('z', roundTrip(socket, 'z'));
+        }
+    }
 }
