@@ -3,6 +3,7 @@ package io.locksmith.examples.memcached;
 import io.locksmith.LockClient;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.fault.FaultRule;
+import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.tck.server.ServerProcess;
@@ -42,6 +43,18 @@ class MemcachedFaultTckTest extends LockFaultTck {
     @Override
     protected LockClient newClient() {
         return LockClient.open(uri());
+    }
+
+    /** One memcached: the node-kill, failover and partition rules do not apply. */
+    @Override
+    protected DeploymentShape deploymentShape() {
+        return DeploymentShape.singleNode();
+    }
+
+    /** R9.19: SIGKILL and a new process on the same port; memcached keeps nothing, so every lock is gone. */
+    @Override
+    protected void restartStore() {
+        server.restart();
     }
 
     /** The victim JVM runs with this JVM's class path, so it finds the factory through ServiceLoader too. */
