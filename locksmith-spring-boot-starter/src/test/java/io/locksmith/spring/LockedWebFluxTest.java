@@ -217,7 +217,9 @@ class LockedWebFluxTest {
             assertThat(state.quantity.get()).isEqualTo(1000);
             assertThat(notSubscribed.block(Duration.ofSeconds(30))).isEqualTo(999);
 
-            WebTestClient web = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port(context)).build();
+            // A generous answer time: the first request warms up WebFlux, and the build machine may be busy.
+            WebTestClient web = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port(context))
+                    .responseTimeout(Duration.ofSeconds(60)).build();
             try (LockClient other = LockClient.open(uri); Lease busy = other.lock("stock:B").acquire()) {
                 web.post().uri("/stock/B/deduct-now").exchange()
                         .expectStatus().isEqualTo(409)
