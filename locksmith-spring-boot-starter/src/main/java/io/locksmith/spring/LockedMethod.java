@@ -277,7 +277,8 @@ final class LockedMethod {
         String[] names = PARAMETER_NAMES.getParameterNames(method);
         Map<String, Integer> known = new LinkedHashMap<>();
         for (int i = 0; i < method.getParameterCount(); i++) {
-            if (names != null) {
+            // A Kotlin suspend function's names (from Kotlin reflection) leave out its last, Continuation, parameter.
+            if (names != null && i < names.length) {
                 known.put(names[i], i);
             }
             known.put("p" + i, i);
@@ -307,7 +308,8 @@ final class LockedMethod {
         List<String> described = new ArrayList<>();
         Class<?>[] types = method.getParameterTypes();
         for (int i = 0; i < types.length; i++) {
-            described.add((names != null ? "#" + names[i] + " or " : "") + "#p" + i + " (" + types[i].getSimpleName() + ")");
+            described.add((names != null && i < names.length ? "#" + names[i] + " or " : "") + "#p" + i + " ("
+                    + types[i].getSimpleName() + ")");
         }
         return "its parameters are " + String.join(", ", described)
                 + (names == null ? "; parameter names are not compiled in, so only #p0, #p1, ... work (compile with"
