@@ -81,67 +81,26 @@ final class DefaultDistributedLock implements DistributedLock {
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration maxWait) {
+        long waitNanos = waitNanos(maxWait);
+        client.ensureOpen();
         CompletableFuture<Lease> result = new CompletableFuture<>();
-        startAsync(waitNanos(maxWait), result, lease -> lease.map(result::complete)
-                .orElseGet(() -> result.completeExceptionally(new LockTimeoutException(name, maxWait))));
+        new AsyncDriver<>(new Acquisition(waitNanos, null), result, lease -> {
+            if (lease.isPresent()) {
+                return result.complete(lease.get());
+            }
+            result.completeExceptionally(new LockTimeoutException(name, maxWait));
+            return true;
+        }).start();
         return result;
     }
 
     @Override
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration maxWait) {
-        CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
-        startAsync(waitNanos(maxWait), result, result::complete);
-        return result;
-    }
-
-    /**
-     * Starts an asynchronous acquire whose outcome goes to {@code onOutcome}; a lease that {@code result} no longer
-     * takes (it was cancelled or completed by the caller) is released.
-     */
-    private <T> void startAsync(long waitNanos, CompletableFuture<T> result,
-                                java.util.function.Predicate<Optional<Lease>> onOutcome) {
+        long waitNanos = waitNanos(maxWait);
         client.ensureOpen();
-        Thread[] runner = new Thread[1];
-        Object guard = new Object();
-        CompletableFuture<Void> task = client.storeCalls.runAsync(name, () -> {
-            synchronized (guard) {
-                if (result.isDone()) {
-                    return;
-                }
-                runner[0] = Thread.currentThread();
-            }
-            try {
-                Optional<Lease> lease;
-                try {
-                    lease = attempt(waitNanos, false);
-                } finally {
-                    synchronized (guard) {
-                        runner[0] = null;
-                        Thread.interrupted(); // a cancel's interrupt must not reach the pool thread's next task
-                    }
-                }
-                if (!onOutcome.test(lease)) {
-                    lease.ifPresent(Lease::close);
-                }
-            } catch (RuntimeException | Error e) {
-                result.completeExceptionally(e);
-            }
-        });
-        task.whenComplete((ignored, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(failure instanceof java.util.concurrent.CompletionException
-                        && failure.getCause() != null ? failure.getCause() : failure);
-            }
-        });
-        result.whenComplete((ignored, failure) -> {
-            if (failure instanceof java.util.concurrent.CancellationException) {
-                synchronized (guard) {
-                    if (runner[0] != null) {
-                        runner[0].interrupt();
-                    }
-                }
-            }
-        });
+        CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+        new AsyncDriver<>(new Acquisition(waitNanos, null), result, result::complete).start();
+        return result;
     }
 
     private long waitNanos(Duration maxWait) {
@@ -157,6 +116,8 @@ final class DefaultDistributedLock implements DistributedLock {
     }
 
     /**
+     * A blocking acquire: steps of an {@link Acquisition} on the caller's thread, which parks between them.
+     *
      * @param maxWaitNanos 0 for one attempt, {@link #FOREVER} for no bound, else the bound
      */
     private Optional<Lease> attempt(long maxWaitNanos, boolean blocking) {
@@ -172,125 +133,360 @@ final class DefaultDistributedLock implements DistributedLock {
                 return reentered;
             }
         }
-        LockProvider provider = client.provider();
-        Owner owner = client.newOwner();
-        long start = System.nanoTime();
-        // Time left of the wait, without overflow for any bound: Long.MAX_VALUE when unbounded.
-        java.util.function.LongUnaryOperator remaining = now -> maxWaitNanos == FOREVER ? Long.MAX_VALUE
-                : maxWaitNanos - (now - start);
-        // Joined only once the lock proved taken, so an uncontended acquire costs one store request and no
-        // subscription; the attempt right after joining catches a release made before the subscription existed.
-        WaitQueues.Waiter waiter = null;
-        boolean acquired = false;
-        client.acquiring(owner);
+        Acquisition acquisition = new Acquisition(maxWaitNanos, Thread.currentThread());
         try {
-            Backoff backoff = new Backoff(client.waitQueues.isNotifying(), client.maxPollNanos);
-            // Store errors and late grants back off from their own sequence: a release notification must not wake
-            // a retry against a failing or slow store at once.
-            Backoff troubleBackoff = null;
-            LockException lastStoreError = null;
-            int lateGrants = 0;
             while (true) {
-                long sentAt = System.nanoTime();
-                long bound = callBound(willWait, remaining.applyAsLong(sentAt));
-                Optional<Grant> grant = Optional.empty();
-                try {
-                    grant = tryOnce(provider, owner, willWait, start, bound);
-                    lastStoreError = null;
-                } catch (LockStoreException e) {
-                    // tryOnce released the attempt as ambiguous, and a provider may refuse that owner from then on
-                    // (Redis and PostgreSQL mark it abandoned, so that a late copy of the request cannot take the
-                    // lock; etcd's key is named after it): the next attempt of this wait is a new owner. Reusing it
-                    // made RedLock refuse every later attempt of the wait once the clean-up reached a majority.
-                    client.acquireEnded(owner);
-                    owner = client.newOwner();
-                    client.acquiring(owner);
-                    boolean cutByTheWait = bound < client.commandTimeoutNanos
-                            && e.getCause() instanceof java.util.concurrent.TimeoutException;
-                    if (cutByTheWait) {
-                        // Cut short by the end of the caller's wait, not failed by the store: the lock was not
-                        // obtained in time (a late grant is released). A store error seen before still counts.
-                        LOG.debug("the last acquire attempt of lock '{}' was cut short by the end of the wait", name);
-                    } else {
-                        // R7.7: a bounded wait rides out a store that fails for a while (a failover); the time bound is
-                        // the contract. tryAcquire() fails fast.
-                        if (!willWait || remaining.applyAsLong(System.nanoTime()) <= 0) {
-                            throw e;
-                        }
-                        lastStoreError = e;
-                        LOG.debug("acquire of lock '{}' failed with a store error; retrying within the wait", name, e);
-                        troubleBackoff = troubleBackoff == null ? new Backoff(false, client.maxPollNanos) : troubleBackoff;
-                        sleepUntilRetry(troubleBackoff, remaining.applyAsLong(System.nanoTime()));
-                        client.ensureOpen();
-                        continue;
-                    }
+                Step step = acquisition.step();
+                if (step.done()) {
+                    return step.lease();
                 }
-                long now = System.nanoTime();
-                if (grant.isPresent()) {
-                    Optional<Lease> lease = take(provider, grant.get(), owner, sentAt, now, start,
-                            blocking ? Thread.currentThread() : null);
-                    if (lease.isPresent()) {
-                        acquired = true;
-                        return lease;
-                    }
-                    // Granted, but the answer came too late to trust (a slow store, a paused client). Retrying at
-                    // once would hammer the store with grants that all come too late: back off, and give up with
-                    // an error that says why after a few, rather than end in a misleading time-out.
-                    lateGrants++;
-                    long roundTrip = now - sentAt;
-                    LOG.warn("lock '{}' was granted after its validity had passed ({} ms round trip for a {} lease);"
-                            + " released it", name, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(roundTrip), ttl);
-                    if (lateGrants >= MAX_LATE_GRANTS) {
-                        LockStoreException tooSlow = new LockStoreException(name, provider.describe() + " granted the"
-                                + " lock " + lateGrants + " times only after its " + ttl + " lease had run out on the"
-                                + " client (last round trip " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(
-                                roundTrip) + " ms): the lease time is too short for this store; use a longer one",
-                                null);
-                        client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), now - start,
-                                tooSlow);
-                        throw tooSlow;
-                    }
-                    if (willWait) {
-                        troubleBackoff = troubleBackoff == null ? new Backoff(false, client.maxPollNanos) : troubleBackoff;
-                        sleepUntilRetry(troubleBackoff, remaining.applyAsLong(System.nanoTime()));
-                        client.ensureOpen();
-                        if (remaining.applyAsLong(System.nanoTime()) > 0) {
-                            continue;
-                        }
-                    }
+                if (step.wakeable() && acquisition.waiter != null) {
+                    acquisition.waiter.await(step.pauseNanos());
+                } else if (step.pauseNanos() > 0) {
+                    java.util.concurrent.TimeUnit.NANOSECONDS.sleep(step.pauseNanos());
                 }
-                now = System.nanoTime();
-                long elapsed = now - start;
-                if (!willWait || remaining.applyAsLong(now) <= 0) {
-                    if (lastStoreError != null) {
-                        throw lastStoreError;
-                    }
-                    client.events().emit(LockEvent.Type.ACQUIRE_TIMED_OUT, name, -1, owner.holder(), elapsed, null);
-                    return Optional.empty();
-                }
-                if (waiter == null) {
-                    waiter = client.waitQueues.enter(name);
-                    continue;
-                }
-                long pause = Math.min(backoff.next(), remaining.applyAsLong(now));
-                waiter.await(pause);
-                client.ensureOpen();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), System.nanoTime() - start, e);
+            client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, acquisition.owner.holder(),
+                    System.nanoTime() - acquisition.start, e);
             throw new LockInterruptedException(name, e);
         } finally {
+            acquisition.end();
+        }
+    }
+
+    /**
+     * What an acquisition does next: end with {@code lease} (present or empty), or pause for {@code pauseNanos}
+     * (woken early by a signal of its waiter when {@code wakeable}) and take another step.
+     */
+    private record Step(boolean done, Optional<Lease> lease, long pauseNanos, boolean wakeable) {
+        static Step finished(Optional<Lease> lease) {
+            return new Step(true, lease, 0, false);
+        }
+
+        /** Until a signal (the lock may be free, this waiter's turn came) or {@code nanos}. */
+        static Step untilSignal(long nanos) {
+            return new Step(false, Optional.empty(), nanos, true);
+        }
+
+        /** For {@code nanos}, whatever happens: a store in trouble is not asked again at a release's signal. */
+        static Step pause(long nanos) {
+            return new Step(false, Optional.empty(), nanos, false);
+        }
+    }
+
+    /**
+     * One acquire from its first attempt to its end: the one loop of attempts, waits, retries after store errors and
+     * clean-up, whether a thread waits for it ({@link #attempt}) or nobody does ({@link AsyncDriver}). Steps never
+     * run at the same time; only {@link #step()} and {@link #end()} touch the state.
+     */
+    private final class Acquisition {
+        final long maxWaitNanos;
+        final boolean willWait;
+        /** The thread of a blocking acquire, bound to its lease; null for an asynchronous one. */
+        final Thread thread;
+        final long start = System.nanoTime();
+        final LockProvider provider = client.provider();
+        final Backoff backoff = new Backoff(client.waitQueues.isNotifying(), client.maxPollNanos);
+        Owner owner = client.newOwner();
+        /** Whether {@link #owner} made a waiting attempt: only then may the store keep a queue place of it. */
+        boolean ownerQueued;
+        // Store errors and late grants back off from their own sequence: a release notification must not wake a retry
+        // against a failing or slow store at once.
+        Backoff troubleBackoff;
+        LockException lastStoreError;
+        int lateGrants;
+        /** After a late grant's pause: attempt again only if the wait has time left. */
+        boolean retryOnlyWithinTheWait;
+        /** This acquire's place among the client's waiters for the name; joined before the first waiting attempt. */
+        WaitQueues.Waiter waiter;
+        /** Whether the name's release subscription was asked for: once, when the lock first proved taken. */
+        boolean subscribed;
+        boolean acquired;
+        /** Set by a cancel of an asynchronous acquire: the next step ends it. */
+        volatile boolean cancelled;
+
+        Acquisition(long maxWaitNanos, Thread thread) {
+            this.maxWaitNanos = maxWaitNanos;
+            this.willWait = maxWaitNanos != 0;
+            this.thread = thread;
+            client.acquiring(owner);
+        }
+
+        /** Time left of the wait, without overflow for any bound: Long.MAX_VALUE when unbounded. */
+        long remaining(long now) {
+            return maxWaitNanos == FOREVER ? Long.MAX_VALUE : maxWaitNanos - (now - start);
+        }
+
+        void join(WaitQueues.Waiter newWaiter) {
+            waiter = client.waitQueues.enter(name, newWaiter);
+        }
+
+        WaitQueues.Waiter newWaiter(Runnable onSignal) {
+            return thread != null ? new WaitQueues.Waiter() : new WaitQueues.Waiter(onSignal);
+        }
+
+        /** Runnable for an asynchronous waiter's signal; set by its driver before the first step. */
+        Runnable onSignal;
+
+        Step step() throws InterruptedException {
+            client.ensureOpen();
+            if (cancelled) {
+                return Step.finished(Optional.empty());
+            }
+            long now = System.nanoTime();
+            if (waiter == null && willWait) {
+                // Queue behind the acquires of this client that wait for the name, if any, before any store request:
+                // only the first of them makes store attempts. This keeps a hot name's store traffic to one waiter per
+                // client, whatever the number of threads; a free name's acquire is active at once.
+                join(newWaiter(onSignal));
+            }
+            if (waiter != null && !waiter.isActive()) {
+                long left = remaining(now);
+                if (left <= 0) {
+                    return timedOut(now);
+                }
+                return Step.untilSignal(left);
+            }
+            if (retryOnlyWithinTheWait) {
+                retryOnlyWithinTheWait = false;
+                if (remaining(now) <= 0) {
+                    return timedOut(now);
+                }
+            }
+            long sentAt = System.nanoTime();
+            long bound = callBound(willWait, remaining(sentAt));
+            Optional<Grant> grant = Optional.empty();
+            try {
+                ownerQueued |= willWait;
+                grant = tryOnce(provider, owner, willWait, start, bound);
+                lastStoreError = null;
+            } catch (LockStoreException e) {
+                // tryOnce released the attempt as ambiguous, and a provider may refuse that owner from then on (Redis
+                // and PostgreSQL mark it abandoned, so that a late copy of the request cannot take the lock; etcd's key
+                // is named after it): the next attempt of this wait is a new owner. Reusing it made RedLock refuse
+                // every later attempt of the wait once the clean-up reached a majority.
+                client.acquireEnded(owner);
+                owner = client.newOwner();
+                ownerQueued = false;
+                client.acquiring(owner);
+                boolean cutByTheWait = bound < client.commandTimeoutNanos
+                        && e.getCause() instanceof java.util.concurrent.TimeoutException;
+                if (cutByTheWait) {
+                    // Cut short by the end of the caller's wait, not failed by the store: the lock was not obtained in
+                    // time (a late grant is released). A store error seen before still counts.
+                    LOG.debug("the last acquire attempt of lock '{}' was cut short by the end of the wait", name);
+                } else {
+                    // R7.7: a bounded wait rides out a store that fails for a while (a failover); the time bound is the
+                    // contract. tryAcquire() fails fast.
+                    if (!willWait || remaining(System.nanoTime()) <= 0) {
+                        throw e;
+                    }
+                    lastStoreError = e;
+                    LOG.debug("acquire of lock '{}' failed with a store error; retrying within the wait", name, e);
+                    return Step.pause(troublePause());
+                }
+            }
+            now = System.nanoTime();
+            if (grant.isPresent()) {
+                Optional<Lease> lease = take(provider, grant.get(), owner, sentAt, now, start, thread);
+                if (lease.isPresent()) {
+                    acquired = true;
+                    return Step.finished(lease);
+                }
+                // Granted, but the answer came too late to trust (a slow store, a paused client). Retrying at once
+                // would hammer the store with grants that all come too late: back off, and give up with an error that
+                // says why after a few, rather than end in a misleading time-out.
+                lateGrants++;
+                long roundTrip = now - sentAt;
+                LOG.warn("lock '{}' was granted after its validity had passed ({} ms round trip for a {} lease);"
+                        + " released it", name, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(roundTrip), ttl);
+                if (lateGrants >= MAX_LATE_GRANTS) {
+                    LockStoreException tooSlow = new LockStoreException(name, provider.describe() + " granted the"
+                            + " lock " + lateGrants + " times only after its " + ttl + " lease had run out on the"
+                            + " client (last round trip " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(
+                            roundTrip) + " ms): the lease time is too short for this store; use a longer one", null);
+                    client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), now - start, tooSlow);
+                    throw tooSlow;
+                }
+                if (willWait) {
+                    retryOnlyWithinTheWait = true;
+                    return Step.pause(troublePause());
+                }
+            }
+            now = System.nanoTime();
+            if (!willWait || remaining(now) <= 0) {
+                return timedOut(now);
+            }
+            if (!subscribed) {
+                // The lock proved taken: subscribe to its release, and attempt again at once, which catches a release
+                // made before the subscription existed.
+                subscribed = true;
+                client.waitQueues.subscribe(waiter);
+                return Step.pause(0);
+            }
+            return Step.untilSignal(Math.min(backoff.next(), remaining(now)));
+        }
+
+        private long troublePause() {
+            troubleBackoff = troubleBackoff == null ? new Backoff(false, client.maxPollNanos) : troubleBackoff;
+            return Math.min(troubleBackoff.next(), Math.max(0, remaining(System.nanoTime())));
+        }
+
+        private Step timedOut(long now) {
+            if (lastStoreError != null) {
+                throw lastStoreError;
+            }
+            client.events().emit(LockEvent.Type.ACQUIRE_TIMED_OUT, name, -1, owner.holder(), now - start, null);
+            return Step.finished(Optional.empty());
+        }
+
+        /** Once, when the acquire ends in any way: leaves the local queue, and the store's queue unless acquired. */
+        void end() {
             if (waiter != null) {
-                client.waitQueues.leave(name, waiter, acquired);
+                client.waitQueues.leave(name, waiter);
             }
             Owner last = owner;
             try {
-                cancelUnlessAcquired(provider, last, willWait, acquired);
+                if (ownerQueued) {
+                    cancelUnlessAcquired(provider, last, willWait, acquired);
+                }
             } finally {
                 // Only now: a closing client waits for acquires under way before it closes the provider, and a queue
                 // place left by a wait its client's close ended would be handed the lock with nobody to take it.
                 client.acquireEnded(last);
+            }
+        }
+    }
+
+    /**
+     * Drives an {@link Acquisition} without a waiting thread: each step runs on one of the client's store-call
+     * threads, and a pause is a registration that the waiter's signal or the client's timer ends, whichever comes
+     * first. Steps never overlap: a signal that comes while a step runs is remembered and looked at when it ends. A
+     * cancel of the result ends the wait at the next step (at once, if it is pausing).
+     */
+    private final class AsyncDriver<T> {
+        private final Acquisition acquisition;
+        private final CompletableFuture<T> result;
+        /** Completes {@link #result} with the outcome; false if the result no longer takes it. */
+        private final java.util.function.Predicate<Optional<Lease>> deliver;
+        private final Object guard = new Object();
+        /** Guarded by {@link #guard}: a step runs or is about to. */
+        private boolean running = true;
+        /** Guarded by {@link #guard}: a signal (or the cancel) came while a step ran. */
+        private boolean woken;
+        /** Guarded by {@link #guard}: counts pauses, so that the timer of a pause that already ended does nothing. */
+        private long pauseNumber;
+        /** Guarded by {@link #guard}: the timer of the current pause. */
+        private java.util.concurrent.Future<?> timer;
+
+        AsyncDriver(Acquisition acquisition, CompletableFuture<T> result,
+                    java.util.function.Predicate<Optional<Lease>> deliver) {
+            this.acquisition = acquisition;
+            this.result = result;
+            this.deliver = deliver;
+        }
+
+        void start() {
+            acquisition.onSignal = this::signalled;
+            result.whenComplete((ignored, failure) -> {
+                if (failure instanceof java.util.concurrent.CancellationException) {
+                    acquisition.cancelled = true;
+                    signalled();
+                }
+            });
+            submit();
+        }
+
+        /** The waiter was signalled, or the wait cancelled: look again now, or after the step that runs. */
+        private void signalled() {
+            synchronized (guard) {
+                if (running) {
+                    woken = true;
+                    return;
+                }
+                endPause();
+            }
+            submit();
+        }
+
+        /** The timer of pause {@code number} ran out. */
+        private void pauseEnded(long number) {
+            synchronized (guard) {
+                if (running || number != pauseNumber) {
+                    return;
+                }
+                endPause();
+            }
+            submit();
+        }
+
+        /** Under {@link #guard}: the pause is over and the next step is about to run. */
+        private void endPause() {
+            running = true;
+            pauseNumber++;
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+        }
+
+        private void submit() {
+            try {
+                client.storeCalls.executor().execute(this::run);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // The client closed: end here, on the caller's (or timer's) thread.
+                run();
+            }
+        }
+
+        private void run() {
+            Step step;
+            try {
+                step = acquisition.step();
+            } catch (InterruptedException e) {
+                // Nobody waits on a thread here: a pool thread's stray interrupt; end as a thread's wait would.
+                Thread.interrupted();
+                finish(Optional.empty(), new LockInterruptedException(name, e));
+                return;
+            } catch (RuntimeException | Error e) {
+                finish(Optional.empty(), e);
+                return;
+            }
+            if (step.done()) {
+                finish(step.lease(), null);
+                return;
+            }
+            synchronized (guard) {
+                boolean again = acquisition.cancelled || (woken && step.wakeable()) || step.pauseNanos() <= 0;
+                woken = false;
+                if (!again) {
+                    running = false;
+                    long number = pauseNumber;
+                    timer = client.keeper.runLater(() -> pauseEnded(number), step.pauseNanos());
+                    if (timer != null) {
+                        return;
+                    }
+                    running = true; // the client is closing: the next step sees it
+                }
+            }
+            submit();
+        }
+
+        private void finish(Optional<Lease> lease, Throwable failure) {
+            try {
+                acquisition.end();
+            } catch (RuntimeException | Error e) {
+                if (failure == null && lease.isEmpty()) {
+                    failure = e;
+                }
+            }
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else if (!deliver.test(lease)) {
+                // Nobody takes this lease any more (cancelled, or completed by the caller): release it.
+                lease.ifPresent(Lease::closeAsync);
             }
         }
     }
@@ -325,13 +521,6 @@ final class DefaultDistributedLock implements DistributedLock {
             bound = Math.min(bound, Math.max(MIN_CALL_NANOS, remainingNanos));
         }
         return bound;
-    }
-
-    private static void sleepUntilRetry(Backoff backoff, long remainingNanos) throws InterruptedException {
-        long pause = Math.min(backoff.next(), remainingNanos);
-        if (pause > 0) {
-            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(pause);
-        }
     }
 
     /**

@@ -107,7 +107,7 @@ final class DefaultLockClient implements LockClient {
         // After the keeper and the store calls: a lingering subscription's timer runs on the keeper's thread, and
         // its close goes to a store-call thread.
         this.waitQueues = new WaitQueues(provider, capabilities.contains(Capability.RELEASE_NOTIFICATION),
-                capabilities.contains(Capability.FAIR), keeper::runLater,
+                keeper::runLater,
                 close -> storeCalls.runInBackground(null, "close of a lingering release subscription", close));
         this.storeAppliesTtl = provider.appliesTtl();
         this.guaranteedReleases = new GuaranteedReleases(provider, storeCalls, keeper::runLater, commandTimeoutNanos,

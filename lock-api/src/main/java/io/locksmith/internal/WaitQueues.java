@@ -18,17 +18,25 @@ import java.util.function.LongSupplier;
 /**
  * The waiters of one client, per lock name, and the store subscription they share: one subscription per
  * name while anybody in this client waits for it, and for {@link #LINGER_NANOS} after the last one left, so
- * that the next wait on a busy name finds it open; none otherwise. No thread per waiter: a waiter parks its
- * own thread and is unparked by the notification.
+ * that the next wait on a busy name finds it open; none otherwise.
  *
- * <p>A notification wakes the longest-waiting local waiter only, so a release does not send every local
- * waiter to the store at once; a waiter that leaves without using its wake-up passes it on. For fair
- * (queueing) stores the store decides the order, so every local waiter is woken to check its place.
+ * <p>Local waiters coalesce: they queue here in arrival order, and only the first of them, the <em>active</em>
+ * waiter, makes store attempts; the others make no store request at all until their turn comes (or their wait
+ * ends). However many threads or asynchronous acquires of this client wait for one name, the store sees one
+ * waiter and one request at a time from it: a queueing store keeps one place for this client, and a polling one
+ * one poll. A release notification, and a release by a lease of this client, wake the active waiter only; when it
+ * leaves (with the lock, or at the end of its wait), the next one becomes active and makes its first attempt at
+ * once. Fairness between clients is the store's: on a queueing store this client's active waiter takes its place
+ * behind every waiter of another client that queued before it, so a client gets the lock at most once while
+ * another client's waiter is queued ahead of its active waiter.
+ *
+ * <p>No thread per waiter: a blocking waiter parks its own thread and is unparked by a signal; an asynchronous
+ * waiter is a callback.
  *
  * <p>Reusing a subscription for a later waiter is within {@link LockProvider#subscribe}'s contract: a
  * subscription is of a name, not of a waiter (it is called on every change of the name until closed, R7.4,
  * R7.8, R7.10), and a queueing store keys a waiter's place by its owner and takes it in the waiter's own
- * attempt (etcd's keys ahead, ZooKeeper's predecessor watch), which every wait makes after it joined.
+ * attempt (etcd's keys ahead, ZooKeeper's predecessor watch), which every wait makes after it became active.
  */
 final class WaitQueues implements AutoCloseable {
 
@@ -56,7 +64,6 @@ final class WaitQueues implements AutoCloseable {
 
     private final LockProvider provider;
     private final boolean notifying;
-    private final boolean wakeAll;
     private final ClientTimer timer;
     /** Closes a subscription whose linger passed, off the scheduler thread: a close may write to the store. */
     private final Executor closer;
@@ -71,18 +78,15 @@ final class WaitQueues implements AutoCloseable {
      * @param timer  the client's scheduler: runs the end of a linger
      * @param closer runs the close of a subscription whose linger passed, off the scheduler's thread
      */
-    WaitQueues(LockProvider provider, boolean notifying, boolean wakeAll, ClientTimer timer,
-               Executor closer) {
-        this(provider, notifying, wakeAll, timer, closer, System::nanoTime);
+    WaitQueues(LockProvider provider, boolean notifying, ClientTimer timer, Executor closer) {
+        this(provider, notifying, timer, closer, System::nanoTime);
     }
 
     /** With the clock that dates subscriptions ({@link System#nanoTime()} but in tests). */
-    WaitQueues(LockProvider provider, boolean notifying, boolean wakeAll, ClientTimer timer, Executor closer,
-               LongSupplier clock) {
+    WaitQueues(LockProvider provider, boolean notifying, ClientTimer timer, Executor closer, LongSupplier clock) {
         this.clock = clock;
         this.provider = provider;
         this.notifying = notifying;
-        this.wakeAll = wakeAll;
         this.timer = timer;
         this.closer = closer;
     }
@@ -91,14 +95,53 @@ final class WaitQueues implements AutoCloseable {
         return notifying;
     }
 
-    /** One waiting thread. */
+    /**
+     * One waiter: a blocking acquire's thread, or an asynchronous acquire's callback. A signal says "look again":
+     * the waiter became active, the lock may have become free, or the client is closing.
+     */
     static final class Waiter {
-        private final Thread thread = Thread.currentThread();
+        private final Thread thread;
+        private final Runnable onSignal;
+        private volatile NameQueue queue;
         private volatile boolean signalled;
+
+        /** A waiter for the calling thread, which parks in {@link #await}. */
+        Waiter() {
+            this.thread = Thread.currentThread();
+            this.onSignal = null;
+        }
+
+        /** A waiter that parks no thread: a signal runs {@code onSignal}, which must not block. */
+        Waiter(Runnable onSignal) {
+            this.thread = null;
+            this.onSignal = onSignal;
+        }
 
         void signal() {
             signalled = true;
-            LockSupport.unpark(thread);
+            if (thread != null) {
+                LockSupport.unpark(thread);
+            } else {
+                onSignal.run();
+            }
+        }
+
+        /** Takes a pending signal: true if there was one. */
+        boolean takeSignal() {
+            if (!signalled) {
+                return false;
+            }
+            signalled = false;
+            return true;
+        }
+
+        /**
+         * Whether this waiter may make store attempts: it is the first local waiter of its name. A waiter whose
+         * queue was closed with the client counts as active, so that it looks at the client and ends.
+         */
+        boolean isActive() {
+            NameQueue current = queue;
+            return current == null || current.closed || current.waiters.peekFirst() == this;
         }
 
         /**
@@ -134,14 +177,11 @@ final class WaitQueues implements AutoCloseable {
             this.name = name;
         }
 
+        /** Wakes the active waiter: the only one that makes store attempts. */
         void wake() {
-            if (wakeAll) {
-                waiters.forEach(Waiter::signal);
-            } else {
-                Waiter head = waiters.peekFirst();
-                if (head != null) {
-                    head.signal();
-                }
+            Waiter head = waiters.peekFirst();
+            if (head != null) {
+                head.signal();
             }
         }
 
@@ -165,33 +205,23 @@ final class WaitQueues implements AutoCloseable {
     }
 
     /**
-     * Registers the calling thread as a waiter on {@code name}, subscribing to the store's release
-     * notification if no subscription of the name is open or lingering. Subscribing before the first attempt
-     * means a release between a failed attempt and the wait is never missed; with a lingering subscription the
-     * waiter's next attempt is after it joined too.
+     * Registers {@code waiter} on {@code name}, last in arrival order. It is active at once if nobody else of this
+     * client waits for the name. No store request: a waiter subscribes ({@link #subscribe}) only once the lock proved
+     * taken, so an acquire of a free lock costs one store request and no subscription.
      */
-    Waiter enter(String name) {
-        Waiter waiter = new Waiter();
+    Waiter enter(String name, Waiter waiter) {
         while (true) {
             NameQueue queue = queues.computeIfAbsent(name, NameQueue::new);
             synchronized (queue) {
                 if (queue.closed) {
                     continue;
                 }
+                waiter.queue = queue;
                 queue.waiters.addLast(waiter);
                 queue.cancelLinger();
                 if (closed) {
-                    // The client is closing: no new subscription, and no wait; the waiter sees the closed client.
+                    // The client is closing: no wait; the waiter sees the closed client.
                     waiter.signal();
-                } else if (notifying && queue.subscription == null) {
-                    try {
-                        queue.subscription = provider.subscribe(name, queue::wake);
-                        queue.subscribedAt = clock.getAsLong();
-                    } catch (RuntimeException e) {
-                        // Waiting still works by polling; the notification only saves latency.
-                        LOG.warn("cannot subscribe to releases of lock '{}' on {}; waiting by polling", name,
-                                provider.describe(), e);
-                    }
                 }
                 return waiter;
             }
@@ -199,19 +229,46 @@ final class WaitQueues implements AutoCloseable {
     }
 
     /**
-     * Unregisters a waiter. When the last one leaves, the subscription lingers for the next waiter, unless the
+     * Subscribes {@code waiter}'s name to the store's release notification if no subscription of the name is open or
+     * lingering. Called by the active waiter once the lock proved taken, before its next attempt: a release between
+     * that attempt and the wait is then never missed.
+     */
+    void subscribe(Waiter waiter) {
+        NameQueue queue = waiter.queue;
+        if (queue == null || !notifying) {
+            return;
+        }
+        synchronized (queue) {
+            if (closed || queue.closed || queue.subscription != null) {
+                return;
+            }
+            try {
+                queue.subscription = provider.subscribe(queue.name, queue::wake);
+                queue.subscribedAt = clock.getAsLong();
+            } catch (RuntimeException e) {
+                // Waiting still works by polling; the notification only saves latency.
+                LOG.warn("cannot subscribe to releases of lock '{}' on {}; waiting by polling", queue.name,
+                        provider.describe(), e);
+            }
+        }
+    }
+
+    /**
+     * Unregisters a waiter; if it was the active one, the next becomes active. When the last one leaves, the subscription lingers for the next waiter, unless the
      * client is closing, the subscription is older than {@link #MAX_REUSE_AGE_NANOS} or there is none: then
      * it is closed now.
      */
-    void leave(String name, Waiter waiter, boolean acquired) {
-        NameQueue queue = queues.get(name);
+    void leave(String name, Waiter waiter) {
+        NameQueue queue = waiter.queue;
         if (queue == null) {
             return;
         }
         AutoCloseable toClose = null;
         synchronized (queue) {
+            boolean wasActive = queue.waiters.peekFirst() == waiter;
             queue.waiters.remove(waiter);
-            if (!acquired && waiter.signalled) {
+            if (wasActive) {
+                // The next waiter's turn: it makes its first store attempt at once.
                 queue.wake();
             }
             if (queue.waiters.isEmpty() && !queue.closed) {

@@ -141,7 +141,7 @@ class WaitQueuesTest {
     /** Closes handed to the closer thread, run when the test says. */
     private final List<Runnable> closerQueue = new CopyOnWriteArrayList<>();
     private final AtomicLong now = new AtomicLong();
-    private final WaitQueues queues = new WaitQueues(store, true, false, timer, closerQueue::add, now::get);
+    private final WaitQueues queues = new WaitQueues(store, true, timer, closerQueue::add, now::get);
 
     private void runCloser() {
         List<Runnable> due = new ArrayList<>(closerQueue);
@@ -149,15 +149,22 @@ class WaitQueuesTest {
         due.forEach(Runnable::run);
     }
 
+    /** A waiter that found the lock taken: in the queue, with the name's subscription open. */
+    private static WaitQueues.Waiter join(WaitQueues queues, String name) {
+        WaitQueues.Waiter waiter = queues.enter(name, new WaitQueues.Waiter());
+        queues.subscribe(waiter);
+        return waiter;
+    }
+
     @Test
     void theNextWaiterWithinTheLingerReusesTheSubscriptionAndIsWokenThroughIt() throws Exception {
-        WaitQueues.Waiter first = queues.enter("job");
-        queues.leave("job", first, true);
+        WaitQueues.Waiter first = join(queues, "job");
+        queues.leave("job", first);
         assertEquals(1, store.opened.get());
         assertEquals(0, store.closedOnce(), "the last waiter out must leave the subscription open for the next");
         assertEquals(List.of(WaitQueues.LINGER_NANOS), timer.delays, "one linger, of the stated length");
 
-        WaitQueues.Waiter second = queues.enter("job");
+        WaitQueues.Waiter second = join(queues, "job");
         assertEquals(1, store.opened.get(), "a waiter within the linger must reuse the subscription");
         assertEquals(0, timer.pending(), "a returning waiter ends the linger");
         store.release();
@@ -165,13 +172,13 @@ class WaitQueuesTest {
         second.await(TimeUnit.MINUTES.toNanos(5)); // returns at once only if the reused subscription woke it
         assertTrue(System.nanoTime() - start < TimeUnit.MINUTES.toNanos(1), "the reused subscription did not wake the waiter");
 
-        queues.leave("job", second, true);
+        queues.leave("job", second);
         timer.fire(); // the cancelled linger of the first leave must not close anything; this one does
         assertEquals(0, store.closedOnce(), "the close goes to the closer, off the timer's thread");
         runCloser();
         assertEquals(1, store.closedOnce(), "the subscription must be closed once its linger passed");
 
-        queues.leave("job", queues.enter("job"), false);
+        queues.leave("job", join(queues, "job"));
         assertEquals(2, store.opened.get(), "after the linger, a waiter opens a new subscription");
         queues.close();
         assertEquals(2, store.closedOnce());
@@ -179,12 +186,12 @@ class WaitQueuesTest {
 
     @Test
     void aLingerWhoseCancelCameTooLateDoesNotCloseTheSubscriptionOfTheNextLinger() {
-        WaitQueues.Waiter first = queues.enter("job");
-        queues.leave("job", first, true);
+        WaitQueues.Waiter first = join(queues, "job");
+        queues.leave("job", first);
         Runnable firstLingerEnd = timer.tasks.get(0);
-        WaitQueues.Waiter second = queues.enter("job");
+        WaitQueues.Waiter second = join(queues, "job");
         assertTrue(timer.scheduled.get(0).isCancelled(), "the returning waiter must cancel the pending linger");
-        queues.leave("job", second, true);
+        queues.leave("job", second);
         // The first linger's end was already running when the second waiter came, so its cancel came too late.
         firstLingerEnd.run();
         runCloser();
@@ -197,8 +204,8 @@ class WaitQueuesTest {
 
     @Test
     void closingTheClientClosesALingeringSubscriptionAtOnce() {
-        queues.leave("a", queues.enter("a"), true);
-        queues.leave("b", queues.enter("b"), false);
+        queues.leave("a", join(queues, "a"));
+        queues.leave("b", join(queues, "b"));
         assertEquals(0, store.closedOnce());
         queues.close();
         assertEquals(2, store.closedOnce(), "close must not leave a lingering subscription open");
@@ -210,7 +217,7 @@ class WaitQueuesTest {
 
     @Test
     void aSubscriptionHandedToTheCloserIsClosedByTheClientCloseIfTheCloserHasNotRunYet() {
-        queues.leave("a", queues.enter("a"), true);
+        queues.leave("a", join(queues, "a"));
         timer.fire();
         assertEquals(1, closerQueue.size());
         queues.close();
@@ -221,33 +228,33 @@ class WaitQueuesTest {
 
     @Test
     void afterTheClientClosedTheLastWaiterOutClosesAtOnceAndNoSubscriptionIsOpened() throws Exception {
-        WaitQueues.Waiter waiting = queues.enter("a");
+        WaitQueues.Waiter waiting = join(queues, "a");
         queues.close();
         long start = System.nanoTime();
         waiting.await(TimeUnit.MINUTES.toNanos(5)); // the close wakes it
         assertTrue(System.nanoTime() - start < TimeUnit.MINUTES.toNanos(1));
         assertEquals(0, store.closedOnce(), "a waiter is still using it");
-        queues.leave("a", waiting, false);
+        queues.leave("a", waiting);
         assertEquals(1, store.closedOnce(), "the last waiter out after the close must close it, not linger");
         assertEquals(0, timer.pending());
 
-        WaitQueues.Waiter late = queues.enter("b");
+        WaitQueues.Waiter late = join(queues, "b");
         late.await(TimeUnit.MINUTES.toNanos(5)); // woken at once: the client is closed
         assertEquals(1, store.opened.get(), "no subscription is opened on a closed client");
-        queues.leave("b", late, false);
+        queues.leave("b", late);
     }
 
     @Test
     void aSubscriptionPastTheReuseAgeIsClosedByItsLastWaiterInsteadOfLingering() {
-        queues.leave("job", queues.enter("job"), true);
+        queues.leave("job", join(queues, "job"));
         now.addAndGet(WaitQueues.MAX_REUSE_AGE_NANOS - 1);
-        WaitQueues.Waiter reusing = queues.enter("job");
+        WaitQueues.Waiter reusing = join(queues, "job");
         assertEquals(1, store.opened.get(), "reused just before its age limit");
         now.addAndGet(1);
-        queues.leave("job", reusing, true);
+        queues.leave("job", reusing);
         assertEquals(1, store.closedOnce(), "a store may have ended an old subscription on its own: do not keep it");
         assertEquals(0, timer.pending());
-        queues.leave("job", queues.enter("job"), true);
+        queues.leave("job", join(queues, "job"));
         assertEquals(2, store.opened.get(), "the next waiter opens a fresh one");
         queues.close();
     }
@@ -255,7 +262,7 @@ class WaitQueuesTest {
     @Test
     void withTheSchedulerClosedTheLastWaiterOutClosesAtOnce() {
         timer.shutDown = true;
-        queues.leave("a", queues.enter("a"), true);
+        queues.leave("a", join(queues, "a"));
         assertEquals(1, store.closedOnce(), "without a timer to end it, a linger would never end");
     }
 
@@ -267,7 +274,7 @@ class WaitQueuesTest {
             // linger's end and the closer gets a chance.
             ClientTimer quick = (task, delayNanos) -> scheduler.schedule(task,
                     ThreadLocalRandom.current().nextLong(50_000), TimeUnit.NANOSECONDS);
-            WaitQueues racing = new WaitQueues(store, true, false, quick, scheduler::execute);
+            WaitQueues racing = new WaitQueues(store, true, quick, scheduler::execute);
             int threads = 4;
             CountDownLatch done = new CountDownLatch(threads);
             List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -276,7 +283,7 @@ class WaitQueuesTest {
                     try {
                         for (int i = 0; i < 3_000; i++) {
                             String name = "n" + ThreadLocalRandom.current().nextInt(3);
-                            racing.leave(name, racing.enter(name), ThreadLocalRandom.current().nextBoolean());
+                            racing.leave(name, join(racing, name));
                         }
                     } catch (Throwable e) {
                         failures.add(e);

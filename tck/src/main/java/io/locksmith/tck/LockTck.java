@@ -22,6 +22,7 @@ import io.locksmith.spi.ProviderClientBuilder;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -144,6 +145,34 @@ public abstract class LockTck {
         clients.clear();
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /** R4.4-R4.6 and R10: leases that move between threads, and the asynchronous acquire, on this store. */
+    @Nested
+    class ThreadsAndAsync extends ThreadsAndAsyncTck {
+        @Override
+        protected LockClient newClient() {
+            return LockTck.this.newClient();
+        }
+
+        @Override
+        protected TckTiming timing() {
+            return LockTck.this.timing();
+        }
+    }
+
+    /** R7.11: a hot lock with a thousand local waiters, on this store. */
+    @Nested
+    class HotLock extends HotLockTck {
+        @Override
+        protected LockClient newClient() {
+            return LockTck.this.newClient();
+        }
+
+        @Override
+        protected TckTiming timing() {
+            return LockTck.this.timing();
         }
     }
 

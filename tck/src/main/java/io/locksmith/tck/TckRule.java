@@ -57,6 +57,13 @@ public enum TckRule {
             "the store must refuse a second owner even from the same client"),
     R4_3("R4.3", Level.MUST, null, "The store lock is released with the last re-entrant lease",
             "the shared client releases once; a provider must not release on the first close"),
+    R4_4("R4.4", Level.MUST, null, "A lease handed to another thread excludes the thread it left",
+            "re-entry is the shared client's: a lease handed off (or worked with from another thread) must not be"
+                    + " re-entered by its former thread; check that acquire waits on the store after a hand-off"),
+    R4_5("R4.5", Level.MUST, null, "A non-reentrant lock never re-enters",
+            "the shared client must not re-enter a lock whose options say reentrant(false)"),
+    R4_6("R4.6", Level.MUST, null, "An async lease is never re-entered by a thread",
+            "leases from acquireAsync are bound to no thread; a blocking or async acquire on the same name waits"),
 
     R5_1("R5.1", Level.MUST, Capability.FENCING, "Fencing tokens strictly increase per name",
             "keep a counter that survives the lock (a separate key, a revision, a zxid); never restart it per holding"),
@@ -100,6 +107,10 @@ public enum TckRule {
                     + " and for a lock renewed after the subscription (at the renewed expiry)"),
     R7_9("R7.9", Level.MUST, null, "tryAcquire does not block",
             "tryAcquire must make one store request and return; waiting is the shared client's job"),
+    R7_11("R7.11", Level.MUST, null, "A hot lock keeps its throughput and every bound with a thousand local waiters",
+            "local waiters of one client must coalesce (one waiting attempt per client and name); a provider whose"
+                    + " acquire slows down with the number of waiters in the store, or a release that wakes every"
+                    + " waiter, collapses here"),
     R7_10("R7.10", Level.MUST, Capability.RELEASE_NOTIFICATION, "Subscriptions are independent and end when closed",
             "subscribe must return a handle that removes only its own callback; other subscriptions to the name"
                     + " (other clients' waiters) must go on being called"),
@@ -133,7 +144,15 @@ public enum TckRule {
     R9_13("R9.13", Level.MUST, Capability.SESSION_BOUND, "The end of a session is reported to every holder on it",
             "report every grant of an ended session through ProviderContext.lossListener() as soon as the session is"
                     + " known to be gone (ZooKeeper: SUSPENDED/LOST/new session; etcd: a keep-alive answering lease not"
-                    + " found), fixed leases included, then start a new session");
+                    + " found), fixed leases included, then start a new session"),
+    R10_1("R10.1", Level.MUST, null, "Asynchronous acquires are exclusive",
+            "acquireAsync runs the same acquire and release as the blocking API; look at R1 and R2 first"),
+    R10_2("R10.2", Level.MUST, null, "An asynchronous bounded wait times out and leaves nothing behind",
+            "the wait's clean-up (cancel of a queue place, release of a late grant) must run when it times out"),
+    R10_3("R10.3", Level.MUST, null, "Cancelling an asynchronous wait leaves nothing behind",
+            "a cancelled wait must drop its queue place (cancel) and release a grant that arrives after the cancel"),
+    R10_4("R10.4", Level.MUST, null, "An asynchronous waiter gets the lock when it is released",
+            "the release notification (or the poll) must wake an asynchronous waiter as it wakes a thread");
 
     /** How strongly a rule binds. */
     public enum Level { MUST, SHOULD, MAY }

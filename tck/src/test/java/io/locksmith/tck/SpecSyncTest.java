@@ -80,7 +80,7 @@ class SpecSyncTest {
     }
 
     private static List<String> testMethods() {
-        return Stream.of(LockTck.class, LockFaultTck.class)
+        return Stream.of(LockTck.class, ThreadsAndAsyncTck.class, HotLockTck.class, LockFaultTck.class)
                 .flatMap(kit -> Arrays.stream(kit.getDeclaredMethods()))
                 .filter(m -> m.isAnnotationPresent(org.junit.jupiter.api.Test.class))
                 .map(Method::getName)
