@@ -255,8 +255,14 @@ final class HotLock {
                 }
             }
             if (stuck > 0) {
+                // Interrupted, the stuck threads leave their acquire; the client is closed after this in any case.
+                long interruptDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 for (Thread worker : workers) {
-                    worker.join(5_000);
+                    long left = interruptDeadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    TimeUnit.NANOSECONDS.timedJoin(worker, left);
                 }
             }
             long withoutAcquisition = 0;
@@ -349,10 +355,10 @@ final class HotLock {
         return String.format(Locale.ROOT, "%s%s/s (x%s) timeouts %s errors %s past bound %s longest %s ms stuck %s",
                 prefix, Report.num(metrics.getOrDefault(prefix + "acquisitions_per_s", Double.NaN)),
                 Report.ratioText(metrics.getOrDefault(prefix + "x_first", Double.NaN)),
-                Report.num(metrics.getOrDefault(prefix + "timeouts", Double.NaN)),
-                Report.num(metrics.getOrDefault(prefix + "errors", Double.NaN)),
-                Report.num(metrics.getOrDefault(prefix + "past_bound", Double.NaN)),
-                Report.num(metrics.getOrDefault(prefix + "longest_wait_ms", Double.NaN)),
-                Report.num(metrics.getOrDefault(prefix + "stuck", Double.NaN)));
+                Report.count(metrics.getOrDefault(prefix + "timeouts", Double.NaN)),
+                Report.count(metrics.getOrDefault(prefix + "errors", Double.NaN)),
+                Report.count(metrics.getOrDefault(prefix + "past_bound", Double.NaN)),
+                Report.count(metrics.getOrDefault(prefix + "longest_wait_ms", Double.NaN)),
+                Report.count(metrics.getOrDefault(prefix + "stuck", Double.NaN)));
     }
 }
