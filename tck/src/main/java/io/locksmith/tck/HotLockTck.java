@@ -65,6 +65,25 @@ public abstract class HotLockTck {
         Duration window = timing().slack();
         Run few = run(FEW, window);
         Run many = run(MANY, window);
+        assertWithinBounds(few, many);
+        double ratio = many.perSecond() / few.perSecond();
+        String rounds = few + "; " + many;
+        if (ratio < MIN_RATIO) {
+            // Throughput is measured, not asserted on one sample: a busy machine (other JVMs, a GC) can take a thread
+            // of a thousand off the CPU for longer than a handoff. A second round of both sizes, and the best rate of
+            // each, tells a client that collapses from one that was unlucky once.
+            Run fewAgain = run(FEW, window);
+            Run manyAgain = run(MANY, window);
+            assertWithinBounds(fewAgain, manyAgain);
+            ratio = Math.max(many.perSecond(), manyAgain.perSecond())
+                    / Math.max(few.perSecond(), fewAgain.perSecond());
+            rounds += "; again: " + fewAgain + "; " + manyAgain;
+        }
+        assertTrue(ratio >= MIN_RATIO, String.format("%d local waiters reached %.2f of the throughput of %d (at least"
+                + " %.2f required): %s", MANY, ratio, FEW, MIN_RATIO, rounds));
+    }
+
+    private static void assertWithinBounds(Run few, Run many) {
         String both = few + "; " + many;
         for (Run run : List.of(few, many)) {
             assertEquals(0, run.errors(), "a hot lock made acquires fail: " + both);
@@ -72,9 +91,6 @@ public abstract class HotLockTck {
             assertEquals(0, run.pastBound(), "a wait ran past its bound: " + both);
         }
         assertTrue(few.acquisitions() > 0, "nothing acquired: " + both);
-        double ratio = many.perSecond() / few.perSecond();
-        assertTrue(ratio >= MIN_RATIO, String.format("%d local waiters reached %.2f of the throughput of %d (at least"
-                + " %.2f required): %s", MANY, ratio, FEW, MIN_RATIO, both));
     }
 
     /**
