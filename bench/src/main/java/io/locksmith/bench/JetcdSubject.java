@@ -52,12 +52,14 @@ final class JetcdSubject implements Subject {
     public Contender open(int threads) {
         Client client = Client.builder().endpoints(endpoint).build();
         java.util.Set<CloseableClient> keepAlives = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.Set<Long> leases = java.util.concurrent.ConcurrentHashMap.newKeySet(); // per-thread leases alive
         ThreadLocal<ThreadLease> threadLease = new ThreadLocal<>();
         return new Contender() {
             private ThreadLease grantKeptAlive() throws Exception {
                 long lease = client.getLeaseClient().grant(leaseTtl.toSeconds()).get(10, TimeUnit.SECONDS).getID();
                 CloseableClient keepAlive = client.getLeaseClient().keepAlive(lease, IGNORE);
                 keepAlives.add(keepAlive);
+                leases.add(lease);
                 return new ThreadLease(lease, keepAlive);
             }
 
@@ -92,6 +94,7 @@ final class JetcdSubject implements Subject {
                         threadLease.remove();
                         abandoned.keepAlive().close();
                         keepAlives.remove(abandoned.keepAlive());
+                        leases.remove(lease);
                         client.getLeaseClient().revoke(lease);
                     }
                     if (e instanceof TimeoutException) {
@@ -111,6 +114,16 @@ final class JetcdSubject implements Subject {
             @Override
             public void close() {
                 keepAlives.forEach(CloseableClient::close);
+                // An application shutting down revokes its leases: their keys (waiting lock requests among them)
+                // go now, not one TTL later, and the store is not left deleting thousands of them at once.
+                java.util.List<java.util.concurrent.CompletableFuture<?>> revokes = new java.util.ArrayList<>();
+                leases.forEach(lease -> revokes.add(client.getLeaseClient().revoke(lease)));
+                try {
+                    java.util.concurrent.CompletableFuture.allOf(revokes.toArray(java.util.concurrent.CompletableFuture[]::new))
+                            .get(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // leases not revoked run out at their TTL
+                }
                 client.close();
             }
         };

@@ -11,8 +11,8 @@ enum Scenario {
      * Issue 29: one application (one client) whose N threads loop on ONE name, each {@code acquire(wait)}, hold,
      * release, for N = 8, 100, 1,000 and 10,000 virtual threads. Not in the default run ({@code --scenarios hot-lock}).
      */
-    HOT_LOCK("hot lock", "one client, N threads in a loop on one name: acquire(%s), hold %s, release, %s per waiter"
-            + " count; every client opened with its 8-thread configuration (pools of 8) at every count"),
+    HOT_LOCK("hot lock", "one client, N threads in a loop on one name: acquire(%s), hold %s, release; a window of %s"
+            + " per waiter count; every client opened with its 8-thread configuration (pools of 8) at every count"),
     /**
      * Issue 28: Locksmith's async API ({@code acquireAsync} + {@code closeAsync}) against its blocking API, the same
      * uncontended and contended scenarios in the same run. Not in the default run ({@code --scenarios async-overhead}).
