@@ -79,6 +79,20 @@ public final class BenchMain {
             runs.add(new ArrayList<>());
         }
         Scenarios scenarios = new Scenarios(options.config());
+        HotLock hotLock = new HotLock(options.hotLock());
+        if (options.scenarios().contains(Scenario.HOT_LOCK)) {
+            HotLock.Settings hot = options.hotLock();
+            environment.put(Report.HOT_WAIT, hot.maxWait().toSeconds() + " s");
+            environment.put(Report.HOT_HOLD, hot.hold().toMillis() + " ms");
+            environment.put(Report.HOT_WINDOW, hot.measure().toMillis() / 1000.0 + " s after " + hot.warmup().toMillis()
+                    / 1000.0 + " s of warm-up");
+            environment.put(Report.HOT_COUNTS, String.join(", ", hot.waiters().stream()
+                    .map(n -> String.format(Locale.ROOT, "%,d", n)).toList()) + " platform threads"
+                    + (hot.virtualThreads() == 0 ? ""
+                    : VirtualThreads.factory().isPresent() ? String.format(Locale.ROOT, ", %,d virtual threads",
+                    hot.virtualThreads())
+                    : "; " + hot.virtualThreads() + " virtual threads not run: " + VirtualThreads.unavailableReason()));
+        }
         try (BenchServers servers = new BenchServers(workDir)) {
             for (Store store : options.stores()) {
                 log("== " + store.title());
@@ -114,7 +128,7 @@ public final class BenchMain {
                     for (Scenario scenario : options.scenarios()) {
                         for (Subjects.Entry entry : subjects.of(store, scenario)) {
                             if (options.includes(entry)) {
-                                results.add(runOne(scenario, entry, scenarios, servers, store));
+                                results.add(runOne(scenario, entry, scenarios, hotLock, servers, store));
                             }
                         }
                     }
@@ -148,8 +162,8 @@ public final class BenchMain {
         log(String.format(Locale.ROOT, "   JVM warm-up pass (%.1f s, not measured)", (System.nanoTime() - start) / 1e9));
     }
 
-    private static Result runOne(Scenario scenario, Subjects.Entry entry, Scenarios scenarios, BenchServers servers,
-                                 Store store) {
+    private static Result runOne(Scenario scenario, Subjects.Entry entry, Scenarios scenarios, HotLock hotLock,
+                                 BenchServers servers, Store store) {
         Subject subject = entry.subject();
         String tag = "bench." + scenario.name().toLowerCase(Locale.ROOT).replace('_', '-') + "."
                 + subject.label().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-") + ".";
@@ -163,10 +177,18 @@ public final class BenchMain {
                 case CONTENDED -> scenarios.contended(subject, tag + "lock");
                 case MANY_NAMES -> scenarios.manyNames(subject, tag);
                 case RENEWAL -> scenarios.renewal(subject, tag, () -> servers.requestsServed(store));
+                case HOT_LOCK -> hotLock.run(subject, tag + "lock");
+                case ASYNC_OVERHEAD -> {
+                    Map<String, Double> both = new java.util.LinkedHashMap<>(scenarios.uncontended(subject, tag + "free"));
+                    both.putAll(scenarios.contended(subject, tag + "hot"));
+                    yield both;
+                }
                 case ROUND_TRIP -> throw new IllegalArgumentException("round trip is not a subject scenario");
             };
+            String brief = scenario == Scenario.HOT_LOCK ? String.join("\n" + " ".repeat(62),
+                    hotLock.prefixes().stream().map(prefix -> HotLock.brief(metrics, prefix)).toList()) : brief(metrics);
             log(String.format(Locale.ROOT, "   %-12s %-45s %s (%.1f s)", scenario.title(), subject.label(),
-                    brief(metrics), (System.nanoTime() - start) / 1e9));
+                    brief, (System.nanoTime() - start) / 1e9));
             return Result.measured(scenario, entry, metrics);
         } catch (Exception | LinkageError e) {
             String why = e.toString();

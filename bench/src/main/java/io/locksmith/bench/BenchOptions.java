@@ -12,14 +12,15 @@ import java.util.Set;
  * The command line of the bench.
  * <pre>
  * java -jar bench/target/locksmith-bench.jar [--quick] [--runs 3] [--stores redis,zookeeper,etcd,postgres,mem,sentinel]
- *     [--scenarios uncontended,contended,many-names,renewal] [--only TEXT] [--warmup 2s] [--measure 5s]
+ *     [--scenarios uncontended,contended,many-names,renewal,hot-lock,async-overhead] [--only TEXT] [--warmup 2s] [--measure 5s]
  *     [--contended-hold 1ms] [--contended-think 20ms] [--renewal-hold 60s] [--renewal-lease 30s]
- *     [--renewal-locks 10000] [--out bench/results]
+ *     [--renewal-locks 10000] [--hot-waiters 8,100,1000] [--hot-virtual 10000] [--hot-measure 10s]
+ *     [--hot-wait 10s] [--hot-hold 1ms] [--out bench/results]
  *     [--update-doc docs/PERFORMANCE.md]
  * </pre>
  */
 record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Scenario> scenarios, String only,
-                    Path out, Path updateDoc, String commandLine, int runs) {
+                    Path out, Path updateDoc, String commandLine, int runs, HotLock.Settings hotLock) {
 
     static final String USAGE = """
             usage: java -jar bench/target/locksmith-bench.jar [options]
@@ -27,7 +28,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
               --runs N                   runs of every scenario, one after the other in this command (default 3):
                                          the tables show each figure's median and range, ratios taken within each run
               --stores LIST              comma-separated: redis,zookeeper,etcd,postgres,mem,sentinel (default redis,zookeeper,etcd,postgres)
-              --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (default all)
+              --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (the default),
+                                         hot-lock, async-overhead (only when named)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
               --warmup D / --measure D   per subject and scenario, e.g. 2s, 500ms
               --contended-hold D         how long a contended holder keeps the lock (default 1ms)
@@ -36,6 +38,12 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
               --renewal-hold D           how long the renewal scenario holds its locks (full 60s, quick 12s)
               --renewal-lease D          lease (watchdog timeout, TTL) of the renewed locks (full 30s, quick 6s)
               --renewal-locks N          locks held in the renewal scenario (default 10000)
+              --hot-waiters LIST         hot lock: the platform-thread counts on one name (default 8,100,1000)
+              --hot-virtual N            hot lock: virtual threads of the last count, on Java 21+ (default 10000;
+                                         0: none; on Java 17 the report says they were not run)
+              --hot-measure D            hot lock: the measured window of each count (full 10s, quick 4s)
+              --hot-wait D               hot lock: each acquire's bound (default 10s)
+              --hot-hold D               hot lock: how long a holder keeps the lock (default 1ms)
               --out DIR                  where latest.md and latest.json go (default bench/results)
               --update-doc FILE          also put the results between the results markers of FILE
                                          (docs/PERFORMANCE.md)
@@ -56,6 +64,11 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         Duration contendedHold = null;
         Duration contendedThink = null;
         int runs = 3;
+        List<Integer> hotWaiters = null;
+        Integer hotVirtual = null;
+        Duration hotMeasure = null;
+        Duration hotWait = null;
+        Duration hotHold = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -71,6 +84,11 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 case "--renewal-hold" -> renewalHold = duration(value(args, ++i, arg), arg);
                 case "--renewal-lease" -> renewalLease = duration(value(args, ++i, arg), arg);
                 case "--renewal-locks" -> renewalLocks = positiveInt(value(args, ++i, arg), arg);
+                case "--hot-waiters" -> hotWaiters = counts(value(args, ++i, arg), arg);
+                case "--hot-virtual" -> hotVirtual = nonNegativeInt(value(args, ++i, arg), arg);
+                case "--hot-measure" -> hotMeasure = duration(value(args, ++i, arg), arg);
+                case "--hot-wait" -> hotWait = duration(value(args, ++i, arg), arg);
+                case "--hot-hold" -> hotHold = durationOrZero(value(args, ++i, arg), arg);
                 case "--out" -> out = Path.of(value(args, ++i, arg));
                 case "--update-doc" -> updateDoc = Path.of(value(args, ++i, arg));
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'\n" + USAGE);
@@ -87,8 +105,16 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
             throw new IllegalArgumentException("--renewal-lease must be whole seconds (etcd leases are), was "
                     + config.renewalLease());
         }
+        HotLock.Settings hotLock = quick ? HotLock.Settings.quick() : HotLock.Settings.full();
+        if (warmup != null) {
+            hotLock = hotLock.withWarmup(warmup);
+        }
+        hotLock = hotLock.with(hotWaiters == null ? hotLock.waiters() : hotWaiters,
+                hotVirtual == null ? hotLock.virtualThreads() : hotVirtual,
+                hotMeasure == null ? hotLock.measure() : hotMeasure, hotWait == null ? hotLock.maxWait() : hotWait,
+                hotHold == null ? hotLock.hold() : hotHold);
         return new BenchOptions(config, quick, stores, scenarios, only, out, updateDoc, String.join(" ", args),
-                runs);
+                runs, hotLock);
     }
 
     /** Whether a subject runs: every baseline does, others only if they match {@code --only}. */
@@ -126,7 +152,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 scenarios.add(scenario);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("unknown scenario '" + name
-                        + "'; known: uncontended, contended, many-names, renewal", e);
+                        + "'; known: uncontended, contended, many-names, renewal, hot-lock, async-overhead", e);
             }
         }
         return scenarios;
@@ -170,6 +196,18 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
     /** A duration as {@link #duration} takes it, or zero ({@code 0ms}, {@code 0s}, {@code 0}). */
     static Duration durationOrZero(String text, String option) {
         return text.strip().matches("0+(ms|s|m)?") ? Duration.ZERO : duration(text, option);
+    }
+
+    private static List<Integer> counts(String list, String option) {
+        List<Integer> counts = new ArrayList<>();
+        for (String part : split(list)) {
+            counts.add(positiveInt(part, option));
+        }
+        return counts;
+    }
+
+    private static int nonNegativeInt(String text, String option) {
+        return text.strip().equals("0") ? 0 : positiveInt(text, option);
     }
 
     private static int positiveInt(String text, String option) {

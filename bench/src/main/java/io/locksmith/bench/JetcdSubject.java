@@ -8,8 +8,6 @@ import io.grpc.stub.StreamObserver;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -53,25 +51,28 @@ final class JetcdSubject implements Subject {
     @Override
     public Contender open(int threads) {
         Client client = Client.builder().endpoints(endpoint).build();
-        List<CloseableClient> keepAlives = new CopyOnWriteArrayList<>();
-        ThreadLocal<Long> threadLease = new ThreadLocal<>();
+        java.util.Set<CloseableClient> keepAlives = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.Set<Long> leases = java.util.concurrent.ConcurrentHashMap.newKeySet(); // per-thread leases alive
+        ThreadLocal<ThreadLease> threadLease = new ThreadLocal<>();
         return new Contender() {
-            private long grantKeptAlive() throws Exception {
+            private ThreadLease grantKeptAlive() throws Exception {
                 long lease = client.getLeaseClient().grant(leaseTtl.toSeconds()).get(10, TimeUnit.SECONDS).getID();
-                keepAlives.add(client.getLeaseClient().keepAlive(lease, IGNORE));
-                return lease;
+                CloseableClient keepAlive = client.getLeaseClient().keepAlive(lease, IGNORE);
+                keepAlives.add(keepAlive);
+                leases.add(lease);
+                return new ThreadLease(lease, keepAlive);
             }
 
             @Override
             public Held acquire(String name, Duration maxWait) throws Exception {
                 long lease;
                 if (leaseMode == LeaseMode.PER_THREAD) {
-                    Long existing = threadLease.get();
+                    ThreadLease existing = threadLease.get();
                     if (existing == null) {
                         existing = grantKeptAlive();
                         threadLease.set(existing);
                     }
-                    lease = existing;
+                    lease = existing.id();
                 } else {
                     lease = client.getLeaseClient().grant(leaseTtl.toSeconds()).get(10, TimeUnit.SECONDS).getID();
                 }
@@ -84,6 +85,16 @@ final class JetcdSubject implements Subject {
                 } catch (TimeoutException | ExecutionException | InterruptedException e) {
                     if (keepAlive != null) {
                         keepAlive.close();
+                        client.getLeaseClient().revoke(lease);
+                    } else {
+                        // The lock request goes on in etcd after the future's time-out and would take the lock
+                        // later for a thread that no longer waits, keeping it from everyone while the thread's lease
+                        // lives. Revoking the lease deletes the waiting key: a careful jetcd user does this.
+                        ThreadLease abandoned = threadLease.get();
+                        threadLease.remove();
+                        abandoned.keepAlive().close();
+                        keepAlives.remove(abandoned.keepAlive());
+                        leases.remove(lease);
                         client.getLeaseClient().revoke(lease);
                     }
                     if (e instanceof TimeoutException) {
@@ -103,9 +114,23 @@ final class JetcdSubject implements Subject {
             @Override
             public void close() {
                 keepAlives.forEach(CloseableClient::close);
+                // An application shutting down revokes its leases: their keys (waiting lock requests among them)
+                // go now, not one TTL later, and the store is not left deleting thousands of them at once.
+                java.util.List<java.util.concurrent.CompletableFuture<?>> revokes = new java.util.ArrayList<>();
+                leases.forEach(lease -> revokes.add(client.getLeaseClient().revoke(lease)));
+                try {
+                    java.util.concurrent.CompletableFuture.allOf(revokes.toArray(java.util.concurrent.CompletableFuture[]::new))
+                            .get(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // leases not revoked run out at their TTL
+                }
                 client.close();
             }
         };
+    }
+
+    /** A thread's lease and its keep-alive (lease per thread). */
+    private record ThreadLease(long id, CloseableClient keepAlive) {
     }
 
     static ByteSequence bytes(String text) {

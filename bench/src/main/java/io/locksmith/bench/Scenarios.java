@@ -186,7 +186,7 @@ final class Scenarios {
                         turn.notifyAll();
                     }
                     if (config.hold().toNanos() > 0) {
-                        LockSupport.parkNanos(config.hold().toNanos()); // the work the lock guards
+                        parkAtLeast(config.hold().toNanos()); // the work the lock guards
                     }
                     inside.decrementAndGet();
                     releaseStartedAt.set(System.nanoTime());
@@ -421,6 +421,18 @@ final class Scenarios {
     @FunctionalInterface
     interface ThrowingRunnable {
         void run() throws Exception;
+    }
+
+    /**
+     * Parks the calling thread for at least {@code nanos}. One {@link LockSupport#parkNanos} may return at once: a
+     * client that wakes its waiters with {@link LockSupport#unpark} can leave the thread a permit, and a park may
+     * return spuriously; a hold cut short that way made a 1 ms hold shorter and a lock look faster than it is.
+     */
+    static void parkAtLeast(long nanos) {
+        long until = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0; left = until - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
     }
 
     static double perSecond(long count, long nanos) {

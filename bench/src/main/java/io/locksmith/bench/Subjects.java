@@ -42,6 +42,14 @@ final class Subjects {
     List<Entry> of(Store store, Scenario scenario) {
         Duration lease = scenario == Scenario.RENEWAL ? config.renewalLease() : DEFAULT_LEASE;
         List<Entry> entries = new ArrayList<>();
+        if (scenario == Scenario.HOT_LOCK) {
+            hotLock(store, lease, entries);
+            return entries;
+        }
+        if (scenario == Scenario.ASYNC_OVERHEAD) {
+            asyncOverhead(store, lease, entries);
+            return entries;
+        }
         switch (store) {
             case REDIS -> redis(scenario, lease, entries);
             case SENTINEL -> sentinel(scenario, lease, entries);
@@ -133,6 +141,59 @@ final class Subjects {
         }
         entries.add(new Entry(new LocksmithSubject("Locksmith over jetcd", Store.ETCD,
                 "etcd://127.0.0.1:" + servers.port(Store.ETCD) + "?lease=" + lease.toSeconds() + "s"), false));
+    }
+
+    /**
+     * The hot lock (issue 29): on each store the peer a team would use directly is the baseline (Redisson
+     * {@code RLock}, Curator {@code InterProcessMutex}, jetcd {@code Lock} with a lease per thread, the ShedLock-style
+     * row lock), beside Locksmith. Every client is opened for {@link HotLock#CLIENT_THREADS} threads, so pools
+     * hold 8 connections at every waiter count. Sentinel: not measured.
+     */
+    private void hotLock(Store store, Duration lease, List<Entry> entries) {
+        switch (store) {
+            case REDIS -> {
+                int port = servers.port(Store.REDIS);
+                entries.add(new Entry(new RedissonSubject("Redisson RLock", "redis://127.0.0.1:" + port,
+                        RedissonSubject.Kind.LOCK, lease), true));
+                entries.add(new Entry(new LocksmithSubject("Locksmith over Jedis", Store.REDIS,
+                        threads -> "redis://127.0.0.1:" + port + "?client=jedis&poolSize=" + Math.max(8, threads)
+                                + "&lease=" + lease.toMillis() + "ms"), false));
+            }
+            case ZOOKEEPER -> zookeeper(lease, entries);
+            case ETCD -> etcd(Scenario.HOT_LOCK, lease, entries);
+            case POSTGRES -> postgres(lease, entries);
+            case MEM -> entries.add(new Entry(new LocksmithSubject("Locksmith over mem://", Store.MEM,
+                    "mem://bench-hot?lease=" + lease.toMillis() + "ms"), false));
+            case SENTINEL -> {
+            }
+        }
+    }
+
+    /**
+     * Locksmith's blocking API (the baseline) and its async API on the same URI: on Redis (over Jedis), ZooKeeper,
+     * etcd, PostgreSQL and mem, whichever stores the run names.
+     */
+    private void asyncOverhead(Store store, Duration lease, List<Entry> entries) {
+        String base = switch (store) {
+            case REDIS -> "redis://127.0.0.1:" + servers.port(Store.REDIS) + "?client=jedis&lease=" + lease.toMillis()
+                    + "ms&poolSize=";
+            case ZOOKEEPER -> "zookeeper://127.0.0.1:" + servers.port(Store.ZOOKEEPER) + "/bench-locksmith?sessionTimeout="
+                    + ZOOKEEPER_SESSION.toSeconds() + "s&lease=" + lease.toMillis() + "ms";
+            case ETCD -> "etcd://127.0.0.1:" + servers.port(Store.ETCD) + "?lease=" + lease.toSeconds() + "s";
+            case POSTGRES -> "postgres://" + io.locksmith.tck.server.StoreServers.POSTGRES_USER + "@127.0.0.1:"
+                    + servers.port(Store.POSTGRES) + "/postgres?lease=" + lease.toMillis() + "ms&pool=";
+            case MEM -> "mem://bench-async?lease=" + lease.toMillis() + "ms";
+            case SENTINEL -> null;
+        };
+        if (base == null) {
+            return;
+        }
+        boolean sized = base.endsWith("=");
+        java.util.function.IntFunction<String> uri = threads -> sized ? base + Math.max(8, threads) : base;
+        String blocking = "Locksmith blocking: tryAcquire(wait), close()";
+        entries.add(new Entry(new LocksmithSubject(blocking, store, uri), true));
+        entries.add(new Entry(new LocksmithAsyncSubject("Locksmith async: tryAcquireAsync(wait), closeAsync()", store, uri),
+                false, blocking));
     }
 
     /** The ShedLock-style row lock is the baseline: what teams on PostgreSQL run today. */

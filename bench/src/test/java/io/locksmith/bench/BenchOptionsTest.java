@@ -52,6 +52,27 @@ class BenchOptionsTest {
     }
 
     @Test
+    void theHotLockIsRunOnlyWhenNamedAndTakesItsOwnCountsAndWindow() {
+        BenchOptions defaults = BenchOptions.parse();
+        assertFalse(defaults.scenarios().contains(Scenario.HOT_LOCK));
+        assertFalse(defaults.scenarios().contains(Scenario.ASYNC_OVERHEAD));
+        assertEquals(java.util.List.of(8, 100, 1_000), defaults.hotLock().waiters());
+        assertEquals(10_000, defaults.hotLock().virtualThreads());
+        assertEquals(Duration.ofSeconds(10), defaults.hotLock().measure());
+        assertEquals(Duration.ofSeconds(10), defaults.hotLock().maxWait());
+
+        BenchOptions hot = BenchOptions.parse("--quick", "--scenarios", "hot-lock,async-overhead", "--hot-waiters",
+                "8,1000", "--hot-virtual", "0", "--hot-wait", "5s", "--hot-hold", "0ms");
+        assertEquals(EnumSet.of(Scenario.HOT_LOCK, Scenario.ASYNC_OVERHEAD), hot.scenarios());
+        assertEquals(java.util.List.of(8, 1_000), hot.hotLock().waiters());
+        assertEquals(0, hot.hotLock().virtualThreads());
+        assertEquals(Duration.ofSeconds(4), hot.hotLock().measure());
+        assertEquals(Duration.ofSeconds(5), hot.hotLock().maxWait());
+        assertEquals(Duration.ZERO, hot.hotLock().hold());
+        assertEquals(java.util.List.of("w8_", "w1000_"), hot.hotLock().prefixes());
+    }
+
+    @Test
     void badOptionsAreNamed() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--fast"))
                 .getMessage().contains("unknown option '--fast'"));
