@@ -1206,12 +1206,13 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_9_aHolderOnAMinorityMemberStopsBeforeTheMajorityGrants() {
-        String minorityUri = requireHook(FaultRule.R9_9, this::minorityMemberUri);
-        String majorityUri = requireHook(FaultRule.R9_9, this::majorityUri);
+        // First whether the fault is there at all: the URI hooks may start a deployment (a three-JVM ensemble).
         requireHook(FaultRule.R9_9, () -> {
             isolateSupported();
             return "";
         });
+        String minorityUri = requireHook(FaultRule.R9_9, this::minorityMemberUri);
+        String majorityUri = requireHook(FaultRule.R9_9, this::majorityUri);
         holderOnAMemberThatStopsServing("R9.9", "isolated", minorityUri, majorityUri, this::isolateMinorityMember,
                 this::healMinorityMember);
     }
@@ -1220,14 +1221,15 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_10_aHolderOnAFrozenLeaderStopsBeforeAnotherIsGranted() {
-        String frozenUri = requireHook(FaultRule.R9_10, this::minorityMemberUri);
-        String othersUri = requireHook(FaultRule.R9_10, this::majorityUri);
+        // First whether the fault is there at all: the URI hooks may start a deployment (a three-JVM ensemble).
         requireHook(FaultRule.R9_10, () -> {
             if (!overrides("freezeMember")) {
                 throw new UnsupportedOperationException("freezeMember()");
             }
             return "";
         });
+        String frozenUri = requireHook(FaultRule.R9_10, this::minorityMemberUri);
+        String othersUri = requireHook(FaultRule.R9_10, this::majorityUri);
         holderOnAMemberThatStopsServing("R9.10", "frozen", frozenUri, othersUri, this::freezeMember, this::thawMember);
     }
 
