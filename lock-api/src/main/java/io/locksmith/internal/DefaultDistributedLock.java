@@ -285,7 +285,7 @@ final class DefaultDistributedLock implements DistributedLock {
                 // is named after it): the next attempt of this wait is a new owner. Reusing it made RedLock refuse
                 // every later attempt of the wait once the clean-up reached a majority.
                 client.acquireEnded(owner);
-                owner = client.newOwner();
+                owner = client.nextOwner(owner);
                 ownerQueued = false;
                 client.acquiring(owner);
                 boolean cutByTheWait = bound < client.commandTimeoutNanos

@@ -449,6 +449,15 @@ final class DefaultLockClient implements LockClient {
     }
 
     /**
+     * An owner for the next attempt of the acquire that {@code previous} made: a new id (the store may refuse the old
+     * one after an ambiguous attempt), the same holder identity, which an asynchronous acquire took on its caller's
+     * thread and must not take again on a pool thread.
+     */
+    io.locksmith.spi.Owner nextOwner(io.locksmith.spi.Owner previous) {
+        return new io.locksmith.spi.Owner(clientId + ":" + ownerSequence.incrementAndGet(), previous.holder());
+    }
+
+    /**
      * This thread's identity with {@code traceId}: built once per thread and reused while its name and the trace id
      * stay the same, so that a backend that encodes it can reuse the encoding too (same instance).
      */
@@ -528,7 +537,9 @@ final class DefaultLockClient implements LockClient {
     java.util.concurrent.CompletableFuture<Void> lastLeaseClosedAsync(HeldLock lock, HeldLock.State previous) {
         // Forgotten here, so that the holding is gone locally when closeAsync returns; the store request goes on.
         forget(lock);
-        return storeCalls.runAsync(lock.name(), () -> lastLeaseClosed(lock, previous));
+        // A copy: a caller that cancels what it got (a cancelled coroutine, a disposed Mono) must not cancel the
+        // release itself before a pool thread has run it; the lock would then stay until its TTL.
+        return storeCalls.runAsync(lock.name(), () -> lastLeaseClosed(lock, previous)).copy();
     }
 
     /** The last lease on {@code lock} was closed. */

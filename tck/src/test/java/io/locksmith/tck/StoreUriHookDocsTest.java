@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class StoreUriHookDocsTest {
 
     private static final Pattern SPI_CLIENT = Pattern.compile("spiClient\\(TckRule\\.(R\\d+)_(\\d+)");
-    private static final Pattern OPTIONAL_SPI_CLIENT = Pattern.compile("supportsStoreUri\\(\\)\\s*\\?\\s*spiClient\\(TckRule\\.(R\\d+)_(\\d+)");
+    private static final Pattern OPTIONAL_SPI_CLIENT = Pattern.compile(
+            "supportsStoreUri\\(\\)\\s*\\?\\s*(?:\\w+\\.)?spiClient\\(TckRule\\.(R\\d+)_(\\d+)");
     private static final Pattern RULE_ID = Pattern.compile("R\\d+\\.\\d+");
     private static final String TCK_MD_MARKER = "**Skipped, naming the hook:**";
 

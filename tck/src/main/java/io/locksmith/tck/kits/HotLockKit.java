@@ -17,12 +17,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public interface HotLockKit extends RuleKit {
 
     /**
-     * What the rule asks of the many-waiter run's throughput, as a share of the few-waiter run's: half, which tells a
+     * What the rule asks of the many-waiter run's throughput, as a share of the few-waiter run's: a tenth, which tells a
      * client whose waiters coalesce (0.8 to 1.05 measured on a quiet machine, and in the bench's hot-lock scenario)
-     * from one whose store traffic grows with its threads (0.00 to 0.05), on a machine as loaded as a parallel build
-     * makes it (a young GC with a thousand threads paused one run for 167 ms of its two seconds).
+     * from one whose store traffic grows with its threads (0.000 to 0.005 over a one-thread toy store), on a machine
+     * as loaded as several builds make it (at load 50 a correct client measured 0.25 to 0.77, and one 8-thread window
+     * saw no acquisition at all). The 0.8 goal is the bench's to show, side by side.
      */
-    double MIN_RATIO = 0.5;
+    double MIN_RATIO = 0.1;
     int FEW = 8;
     int MANY = 1_000;
 
@@ -36,7 +37,7 @@ public interface HotLockKit extends RuleKit {
         HotLockRuns.Run few = HotLockRuns.run(kit.client(), FEW, window);
         HotLockRuns.Run many = HotLockRuns.run(kit.client(), MANY, window);
         assertWithinBounds(few, many);
-        double ratio = many.perSecond() / few.perSecond();
+        double ratio = ratio(few, many);
         String rounds = few + "; " + many;
         if (ratio < MIN_RATIO) {
             // Throughput is measured, not asserted on one sample: a busy machine (other JVMs, a GC) can take a thread
@@ -45,12 +46,21 @@ public interface HotLockKit extends RuleKit {
             HotLockRuns.Run fewAgain = HotLockRuns.run(kit.client(), FEW, window);
             HotLockRuns.Run manyAgain = HotLockRuns.run(kit.client(), MANY, window);
             assertWithinBounds(fewAgain, manyAgain);
-            ratio = Math.max(many.perSecond(), manyAgain.perSecond())
-                    / Math.max(few.perSecond(), fewAgain.perSecond());
+            double bestFew = Math.max(few.perSecond(), fewAgain.perSecond());
+            double bestMany = Math.max(many.perSecond(), manyAgain.perSecond());
+            ratio = bestFew == 0 ? (bestMany > 0 ? Double.POSITIVE_INFINITY : 0) : bestMany / bestFew;
             rounds += "; again: " + fewAgain + "; " + manyAgain;
         }
         assertTrue(ratio >= MIN_RATIO, String.format("%d local waiters reached %.2f of the throughput of %d (at least"
                 + " %.2f required): %s", MANY, ratio, FEW, MIN_RATIO, rounds));
+    }
+
+    /** The many-waiter rate as a share of the few-waiter rate; a few-waiter window that saw nothing decides nothing. */
+    private static double ratio(HotLockRuns.Run few, HotLockRuns.Run many) {
+        if (few.perSecond() == 0) {
+            return many.perSecond() > 0 ? Double.POSITIVE_INFINITY : 0;
+        }
+        return many.perSecond() / few.perSecond();
     }
 
     private static void assertWithinBounds(HotLockRuns.Run few, HotLockRuns.Run many) {
@@ -60,6 +70,6 @@ public interface HotLockKit extends RuleKit {
             assertEquals(0, run.timeouts(), "a hot lock made acquires time out within " + HotLockRuns.BOUND + ": " + both);
             assertEquals(0, run.pastBound(), "a wait ran past its bound: " + both);
         }
-        assertTrue(few.acquisitions() > 0, "nothing acquired: " + both);
+        assertTrue(few.acquisitions() + many.acquisitions() > 0, "nothing acquired: " + both);
     }
 }
