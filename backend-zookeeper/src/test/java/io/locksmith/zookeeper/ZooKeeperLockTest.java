@@ -127,13 +127,16 @@ class ZooKeeperLockTest {
         int waiters = 4;
         List<Integer> order = new CopyOnWriteArrayList<>();
         List<Long> tokens = new CopyOnWriteArrayList<>();
-        try (LockClient holderClient = open(""); LockClient waiterClient = open("")) {
+        List<LockClient> waiterClients = new ArrayList<>();
+        try (LockClient holderClient = open("")) {
             Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(5));
             List<CompletableFuture<Void>> done = new ArrayList<>();
             for (int i = 0; i < waiters; i++) {
                 int index = i;
-                // Alternate clients so local wake-ups cannot explain the order; the store's queue must.
-                LockClient client = i % 2 == 0 ? waiterClient : holderClient;
+                // A client per waiter, so that local wake-ups cannot explain the order; the store's queue must. (The
+                // waiters of one client coalesce: only the first of them has a place in the store's queue.)
+                LockClient client = open("");
+                waiterClients.add(client);
                 done.add(CompletableFuture.runAsync(() -> {
                     try (Lease lease = client.lock(name).acquire(PATIENCE)) {
                         order.add(index);
@@ -146,6 +149,8 @@ class ZooKeeperLockTest {
             assertEquals(waiters, info.waiters().size(), "inspect lists the queue");
             held.close();
             CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        } finally {
+            waiterClients.forEach(LockClient::close);
         }
         assertEquals(List.of(0, 1, 2, 3), order);
         for (int i = 1; i < tokens.size(); i++) {
@@ -156,15 +161,17 @@ class ZooKeeperLockTest {
     @Test
     void inspectShowsTheHolderTokenAndWaitersInOrder() throws Exception {
         String name = unique("inspect");
-        try (LockClient client = open("")) {
+        // One client per waiter: the waiters of one client coalesce, and only the first has a place in the queue.
+        try (LockClient client = open(""); LockClient first = open(""); LockClient second = open("")) {
             assertTrue(client.inspect(name).isEmpty());
             Lease lease = client.lock(name).acquire(Duration.ofSeconds(5));
             List<CompletableFuture<Optional<Lease>>> queued = new ArrayList<>();
+            List<LockClient> waiterClients = List.of(first, second);
             for (int i = 0; i < 2; i++) {
                 int index = i;
                 queued.add(CompletableFuture.supplyAsync(() -> {
                     Thread.currentThread().setName("waiter-" + index);
-                    return client.lock(name).tryAcquire(PATIENCE);
+                    return waiterClients.get(index).lock(name).tryAcquire(PATIENCE);
                 }));
                 await().atMost(PATIENCE).until(() -> admin.queue(name).size() == index + 2);
             }
