@@ -37,7 +37,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * }</pre>
  *
  * <p>It also records every grant the wrapped providers handed out, so that a rule can call the provider
- * directly ({@link #provider()}) with real grants. Thread-safe.
+ * directly ({@link #provider()}) with real grants, and every loss they reported ({@link #lossReportedAt(Grant)}).
+ * Thread-safe.
  */
 public final class FaultInjector {
 
@@ -54,6 +55,7 @@ public final class FaultInjector {
 
     private final Map<Call, ConcurrentLinkedQueue<Moment>> pending = new EnumMap<>(Call.class);
     private final ConcurrentLinkedQueue<Grant> grants = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<ReportedLoss> lossesReported = new ConcurrentLinkedQueue<>();
     private final List<LockProvider> providers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger injected = new java.util.concurrent.atomic.AtomicInteger();
     private final List<LockProvider> storeProviders = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -102,6 +104,24 @@ public final class FaultInjector {
             }
         }
         return Optional.ofNullable(last);
+    }
+
+    /**
+     * When ({@link System#nanoTime()}) a wrapped provider reported {@code grant} lost through its
+     * {@link ProviderContext#lossListener()}, the first time; empty if it did not (yet).
+     */
+    public Optional<Long> lossReportedAt(Grant grant) {
+        Objects.requireNonNull(grant, "grant cannot be null");
+        for (ReportedLoss loss : lossesReported) {
+            if (loss.ownerId().equals(grant.owner().id()) && loss.token() == grant.fencingToken()) {
+                return Optional.of(loss.at());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** A loss a wrapped provider reported: the grant's owner id and token, and when. */
+    private record ReportedLoss(String ownerId, long token, long at) {
     }
 
     /** The most recently created wrapped provider. */
@@ -222,7 +242,11 @@ public final class FaultInjector {
 
             @Override
             public LockProvider create(LockUri uri, ProviderContext context) {
-                LockProvider store = factory.create(uri, context);
+                // The provider's own loss reports are recorded on their way to the client, with their time.
+                LockProvider store = factory.create(uri, new ProviderContext(context.clientId(), (grant, reason, cause) -> {
+                    lossesReported.add(new ReportedLoss(grant.owner().id(), grant.fencingToken(), System.nanoTime()));
+                    context.lossListener().lost(grant, reason, cause);
+                }));
                 LockProvider wrapped = wrap(store);
                 storeProviders.add(store);
                 providers.add(wrapped);

@@ -96,6 +96,10 @@ public enum TckRule {
     R6_8("R6.8", Level.MUST, null, "Closing a lease whose lock vanished reports the loss",
             "release must answer false when it removed nothing (the owner's lock was already gone), and true when it"
                     + " removed the owner's lock"),
+    R6_9("R6.9", Level.MUST, Capability.SESSION_BOUND, "A session's loss is reported before another holder is let in",
+            "report every grant of an ended session through ProviderContext.lossListener() before the provider acquires"
+                    + " anything on a new session (ZooKeeper: when the new session connects, before its first request;"
+                    + " etcd: when a keep-alive or a request answers lease not found)"),
 
     R7_1("R7.1", Level.MUST, null, "A bounded wait times out and leaves nothing behind",
             "cancel must remove every queue entry or watch of the owner; tryAcquire must not block"),
@@ -121,6 +125,15 @@ public enum TckRule {
     R7_10("R7.10", Level.MUST, Capability.RELEASE_NOTIFICATION, "Subscriptions are independent and end when closed",
             "subscribe must return a handle that removes only its own callback; other subscriptions to the name"
                     + " (other clients' waiters) must go on being called"),
+    R7_12("R7.12", Level.MUST, Capability.FAIR, "A fair store keeps a freed lock for its queue, not for newcomers",
+            "a tryAcquire() that does not wait must yield to the queue too: grant a free lock only to the head of its"
+                    + " queue, or when nobody is queued"),
+    R7_13("R7.13", Level.MUST, Capability.RELEASE_NOTIFICATION, "Every subscriber of a name is notified",
+            "keep every subscription of a name and call each one (a queueing store: each one whose predecessor"
+                    + " changed); a map of name to one callback keeps only the first"),
+    R7_14("R7.14", Level.MUST, Capability.RELEASE_NOTIFICATION, "A woken waiter finds the lock free",
+            "notify after the lock is deleted, never before: in the same atomic step after the delete (Redis: PUBLISH"
+                    + " in the release script after DEL; PostgreSQL: NOTIFY in the deleting transaction)"),
 
     R8_1("R8.1", Level.MUST, null, "Closing a client releases its locks",
             "close must not drop the connection before the shared client's releases went out"),
@@ -144,6 +157,9 @@ public enum TckRule {
             "capabilities() must list every capability the provider honours; a dropped one silently skips its rules"),
     R8_12("R8.12", Level.MUST, null, "describe() names the store",
             "describe() must answer the scheme and hosts for messages, never blank"),
+    R8_13("R8.13", Level.MUST, null, "A listing matches inspect",
+            "list from the same data and with the same expiry check as inspect, read every page of the store's scan,"
+                    + " and match names exactly (no pattern characters)"),
 
     R9_11("R9.11", Level.MUST, null, "An ambiguous acquire at the SPI leaves no orphan",
             "releaseAmbiguous must remove the owner's lock or queue entry whether or not the acquire took effect"),

@@ -33,6 +33,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import static org.awaitility.Awaitility.await;
@@ -63,6 +64,17 @@ public final class KitContext {
     static final int NOTIFICATION_BOUNCES = 2;
     /** Pairs of inspect and tryAcquire() of R7.9. */
     static final int TRY_ACQUIRE_SAMPLES = 9;
+    /** Generated name pairs listed by R8.13, one of each family of confusable names. */
+    static final int LISTED_PAIRS = 7;
+    /** Releases of R7.12 with a waiter queued, and the newcomers' tryAcquire() after each. */
+    static final int FAIR_ROUNDS = 2;
+    static final int NEWCOMER_ATTEMPTS = 5;
+    /** Subscribers of one name in R7.13. */
+    static final int SUBSCRIBERS = 3;
+    /** Releases of R7.14, each to a waiter that tries the moment it is called back. */
+    static final int WOKEN_ROUNDS = 5;
+    /** How long the waiter of R7.14 watches for its callback on a running thread, at most. */
+    static final Duration MAX_SPIN = Duration.ofMillis(100);
 
     private final StoreHooks hooks;
     private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
@@ -142,8 +154,15 @@ public final class KitContext {
         return hooks.expectedCapabilities();
     }
 
-    void endStoreSession(LockProvider storeProvider) {
-        hooks.endStoreSession(storeProvider);
+    /** Ends the session of {@code storeProvider} through the hook, or skips the rule, naming the hook. */
+    void endStoreSession(TckRule rule, LockProvider storeProvider) {
+        try {
+            hooks.endStoreSession(storeProvider);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("Skipped because the kit subclass " + kitName() + " does not implement"
+                    + " endStoreSession(LockProvider): rule " + rule.id() + " (" + rule.title() + ") needs the store to"
+                    + " end a client's session");
+        }
     }
 
     private <T extends AutoCloseable> T closedAtTheEnd(T closeable) {
@@ -329,19 +348,38 @@ public final class KitContext {
 
     /** Tries again only when {@code calledBack} is released, until a grant or {@code within} is over (null). */
     Grant grantOnCallBacks(LockProvider provider, Semaphore calledBack, String name, Owner owner, Duration within) {
+        return grantOnCallBacks(provider, calledBack, name, owner, within, Duration.ZERO, attempt -> { });
+    }
+
+    /**
+     * As {@link #grantOnCallBacks(LockProvider, Semaphore, String, Owner, Duration)}, watching for the callback on
+     * this running thread for up to {@code spinFor} first (a parked thread sees it only when the scheduler wakes it),
+     * and telling {@code attempted} the outcome of each attempt (the grant, or null).
+     */
+    Grant grantOnCallBacks(LockProvider provider, Semaphore calledBack, String name, Owner owner, Duration within,
+                           Duration spinFor, Consumer<Grant> attempted) {
         long deadline = System.nanoTime() + within.toNanos();
+        long spinUntil = System.nanoTime() + Math.min(spinFor.toNanos(), within.toNanos());
         while (true) {
-            long left = deadline - System.nanoTime();
-            try {
-                if (left <= 0 || !calledBack.tryAcquire(left, TimeUnit.NANOSECONDS)) {
-                    return null;
+            while (calledBack.availablePermits() == 0 && System.nanoTime() - spinUntil < 0) {
+                Thread.onSpinWait();
+            }
+            boolean called = calledBack.availablePermits() > 0;
+            if (!called) {
+                long left = deadline - System.nanoTime();
+                try {
+                    called = left > 0 && calledBack.tryAcquire(left, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted", e);
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
+            }
+            if (!called) {
+                return null;
             }
             calledBack.drainPermits();
             Grant grant = waitingAttempt(provider, name, owner);
+            attempted.accept(grant);
             if (grant != null) {
                 return grant;
             }

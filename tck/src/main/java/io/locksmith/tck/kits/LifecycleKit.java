@@ -22,10 +22,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static io.locksmith.tck.kits.KitContext.GENERATED_NAME_PAIRS;
+import static io.locksmith.tck.kits.KitContext.LISTED_PAIRS;
 import static io.locksmith.tck.kits.KitContext.SEED_PROPERTY;
 import static io.locksmith.tck.kits.KitContext.assertClearError;
 import static io.locksmith.tck.kits.KitContext.seed;
@@ -269,5 +271,80 @@ public interface LifecycleKit extends RuleKit {
         String description = a.faults().storeProvider().describe();
         assertTrue(description != null && !description.isBlank(), "describe() answered '" + description + "': every"
                 + " message about this store (failures, logs, lockctl) would name no store");
+    }
+
+    @Test
+    default void required_r8_13_aListingMatchesInspect() {
+        KitContext kit = kitContext();
+        TckTiming timing = kit.timing();
+        LockClient a = kit.client();
+        LockClient b = kit.client();
+        String prefix = kit.name() + "/";
+        try {
+            b.list(prefix, timing.slack());
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("Skipped because the provider cannot list its locks (LockProvider.list): rule R8.13 ("
+                    + TckRule.R8_13.title() + ") compares a listing with inspect");
+        }
+        long seed = seed();
+        SplittableRandom random = new SplittableRandom(seed);
+        // More names than a page of a store's scan, with the characters stores escape or match as patterns, and
+        // generated names that differ only where a careless listing loses the difference.
+        Set<String> names = new TreeSet<>(List.of(prefix + "a", prefix + "a/b", prefix + "a*", prefix + "a?",
+                prefix + "[ab]", prefix + "{tag}", prefix + "with space", prefix + "ключ:名前", prefix + "%2F",
+                prefix + "\\", prefix + "a%", prefix + "a_"));
+        for (int family = 0; family < LISTED_PAIRS; family++) {
+            names.addAll(List.of(ConfusableNames.pair(prefix, random, family)));
+        }
+        String where = "prefix '" + prefix + "' (seed " + seed + ", rerun with -D" + SEED_PROPERTY + "=" + seed + ")";
+        List<Lease> held = new ArrayList<>();
+        List<Lease> expiring = new ArrayList<>();
+        try {
+            // Left to expire without a release (first, so that they expire while the others are taken), released, and
+            // just outside the prefix: none may be listed.
+            List<String> expired = List.of(prefix + "expired-1", prefix + "expired-2");
+            for (String name : expired) {
+                expiring.add(a.lock(name, kit.fixedShortLease()).acquire(timing.slack()));
+            }
+            for (String name : names) {
+                held.add(a.lock(name, kit.longLease()).tryAcquire().orElseThrow(() -> new AssertionError(
+                        "could not take the free name '" + name + "' under " + where)));
+            }
+            a.lock(prefix + "released", kit.longLease()).acquire(timing.slack()).close();
+            held.add(a.lock(prefix.substring(0, prefix.length() - 1) + "-outside", kit.longLease()).acquire(timing.slack()));
+            Duration expiry = kit.effectiveTtl(timing.shortLease()).plus(timing.expiryPrecision()).plus(timing.slack());
+            kit.within(expiry, "inspect to show the locks " + expired + " free after their TTL (see R8.7)")
+                    .until(() -> expired.stream().allMatch(name -> b.inspect(name).isEmpty()));
+
+            List<LockInfo> listed = b.list(prefix, timing.slack());
+
+            Set<String> listedNames = new TreeSet<>();
+            listed.forEach(info -> listedNames.add(info.lockName()));
+            Set<String> missing = new TreeSet<>(names);
+            missing.removeAll(listedNames);
+            Set<String> extra = new TreeSet<>(listedNames);
+            extra.removeAll(names);
+            assertTrue(missing.isEmpty() && extra.isEmpty() && listed.size() == names.size(), "the listing of " + where
+                    + " has " + listed.size() + " entries for " + names.size() + " held locks: it leaves out "
+                    + describe(missing) + " that inspect shows held, and shows " + describe(extra) + " that inspect"
+                    + " shows free (expired without a release: " + expired + ", released: '" + prefix + "released',"
+                    + " outside the prefix: '" + prefix.substring(0, prefix.length() - 1) + "-outside')");
+            for (LockInfo info : listed) {
+                LockInfo inspected = b.inspect(info.lockName()).orElseThrow(() -> new AssertionError("the listing of "
+                        + where + " shows " + describe(Set.of(info.lockName())) + ", which inspect shows free"));
+                assertEquals(inspected.fencingToken(), info.fencingToken(), "the listing and inspect show other tokens"
+                        + " for " + describe(Set.of(info.lockName())) + " under " + where);
+                assertEquals(inspected.holder(), info.holder(), "the listing and inspect show other holders for "
+                        + describe(Set.of(info.lockName())) + " under " + where);
+            }
+        } finally {
+            held.forEach(Lease::close);
+            expiring.forEach(Lease::close);
+        }
+    }
+
+    /** Names for a message, each as {@link ConfusableNames#describe} shows it (whitespace and look-alikes visible). */
+    private static String describe(Set<String> names) {
+        return names.isEmpty() ? "no name" : names.stream().map(ConfusableNames::describe).toList().toString();
     }
 }

@@ -6,8 +6,12 @@ import io.locksmith.LockClient;
 import io.locksmith.LockInfo;
 import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
+import io.locksmith.LockStoreException;
 import io.locksmith.LossReason;
+import io.locksmith.spi.AcquireRequest;
 import io.locksmith.spi.Grant;
+import io.locksmith.spi.LockProvider;
+import io.locksmith.spi.Owner;
 import io.locksmith.tck.TckRule;
 import io.locksmith.tck.TckTiming;
 import org.junit.jupiter.api.Assumptions;
@@ -17,10 +21,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import static io.locksmith.tck.kits.KitContext.requireCapability;
+import static io.locksmith.tck.kits.KitContext.tckOwner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -256,5 +263,56 @@ public interface RenewalKit extends RuleKit {
                 + " report the loss: release must answer false when it removed nothing");
         assertTrue(took <= timing.slack().toNanos(), "closing the lease took " + took / 1_000_000 + " ms");
         assertFalse(lease.isHeld());
+    }
+
+    @Test
+    default void optional_r6_9_aSessionsLossIsReportedBeforeAnotherHolderIsLetIn() {
+        KitContext kit = kitContext();
+        TckTiming timing = kit.timing();
+        SpiClient s = kit.spiClient(TckRule.R6_9, null);
+        requireCapability(s.client(), TckRule.R6_9);
+        String name = kit.name();
+        // A lease far longer than the rule: only the end of the session can end it.
+        Lease held = s.client().lock(name, kit.longLease()).acquire(timing.slack());
+        Grant first = s.faults().lastGrant(name).orElseThrow();
+        LockProvider provider = s.faults().provider();
+        Owner next = tckOwner("tck-r6-9-next");
+        kit.endStoreSession(TckRule.R6_9, s.faults().storeProvider());
+        long endedAt = System.nanoTime();
+        // Another owner asks the same provider for the name until it gets it. The provider learns that its session
+        // ended before it can grant anything on a new one, so it can, and must, tell the first holder first.
+        Grant taken = null;
+        long takenAt = 0;
+        long giveUpAt = endedAt + timing.slack().multipliedBy(2).toNanos();
+        while (taken == null && System.nanoTime() - giveUpAt < 0) {
+            try {
+                taken = provider.tryAcquire(new AcquireRequest(name, next, timing.longLease(), false)).orElse(null);
+                takenAt = System.nanoTime();
+            } catch (LockStoreException e) {
+                // The provider is between two sessions: ask again.
+            }
+            if (taken == null) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+            }
+        }
+        try {
+            assertTrue(taken != null, "after the store ended the session of the holder of lock '" + name + "', its"
+                    + " provider did not grant the name to another owner within " + timing.slack().multipliedBy(2)
+                    + " (R9.13: the provider goes on with a new session)");
+            Optional<Long> reportedAt = s.faults().lossReportedAt(first);
+            long grantedAfter = TimeUnit.NANOSECONDS.toMillis(takenAt - endedAt);
+            assertTrue(reportedAt.isPresent() && reportedAt.get() - takenAt <= 0, "after the store ended the session"
+                    + " of the holder of lock '" + name + "' (token " + first.fencingToken() + "), the same provider"
+                    + " granted it to another owner " + grantedAfter + " ms later (token " + taken.fencingToken() + ")"
+                    + (reportedAt.isEmpty() ? " and had not reported the first holder's loss by then"
+                    : " and reported the first holder's loss only "
+                    + TimeUnit.NANOSECONDS.toMillis(reportedAt.get() - takenAt) + " ms after that")
+                    + ": two holders believed they held the lock at once");
+        } finally {
+            if (taken != null) {
+                provider.release(taken);
+            }
+            held.close();
+        }
     }
 }

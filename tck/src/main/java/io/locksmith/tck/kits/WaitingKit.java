@@ -21,16 +21,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
+import static io.locksmith.tck.kits.KitContext.FAIR_ROUNDS;
 import static io.locksmith.tck.kits.KitContext.HANDOFFS;
+import static io.locksmith.tck.kits.KitContext.MAX_SPIN;
+import static io.locksmith.tck.kits.KitContext.NEWCOMER_ATTEMPTS;
 import static io.locksmith.tck.kits.KitContext.NOTIFICATION_BOUNCES;
+import static io.locksmith.tck.kits.KitContext.SUBSCRIBERS;
 import static io.locksmith.tck.kits.KitContext.TRY_ACQUIRE_SAMPLES;
+import static io.locksmith.tck.kits.KitContext.WOKEN_ROUNDS;
 import static io.locksmith.tck.kits.KitContext.closeQuietly;
 import static io.locksmith.tck.kits.KitContext.hasCapability;
 import static io.locksmith.tck.kits.KitContext.median;
@@ -38,6 +46,7 @@ import static io.locksmith.tck.kits.KitContext.millisSince;
 import static io.locksmith.tck.kits.KitContext.requireCapability;
 import static io.locksmith.tck.kits.KitContext.tckOwner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -152,19 +161,14 @@ public interface WaitingKit extends RuleKit {
             long arrivedBefore = gate.waitingAttemptsArrived();
             Waiter waiter = kit.waiter("tck-notified-waiter", () -> b.client().lock(name, kit.longLease())
                     .acquire(timing.longLease()));
-            // Waiting: it tried, subscribed, tried again, and parked, with no attempt under way (or, with no bounces,
-            // it already has the lock of an expiry).
-            kit.within(timing.slack(), "the waiter to start waiting").until(() -> waiter.result.isDone()
-                    || gate.waitingAttemptsArrived() >= arrivedBefore + 2 && gate.noWaitingAttemptInFlight()
-                    && waiter.isParked());
+            // (With no bounces it may already have the lock of an expiry.)
+            awaitWaitingAtTheStore(kit, gate, waiter, arrivedBefore);
             // The bounces: the holder lets go and takes the lock back while the waiter is held before the store,
             // so every release of one wait (one subscription), not only the first, must wake the waiter.
             for (int bounce = 0; bounce < bounces; bounce++) {
-                gate.holdWaitingAttempts();
-                // An attempt that passed the gate just before the hold (the waiter's poll) would race the holder's
-                // release and retake: on RedLock it can win a majority of the masters in between. Let it end first.
-                kit.within(timing.slack(), "the waiter's attempt under way to end before the holder lets go")
-                        .until(gate::noWaitingAttemptAtTheStore);
+                // (An attempt at the store would race the holder's release and retake: on RedLock it can win a
+                // majority of the masters in between.)
+                holdWaitingAttempts(kit, gate);
                 long releasedAt = System.nanoTime();
                 held.close();
                 // An attempt that reached the store after the release began: the waiter was woken (or polled).
@@ -400,6 +404,146 @@ public interface WaitingKit extends RuleKit {
             stayingProvider.cancel(name, stayingOwner);
             held.close();
         }
+    }
+
+    @Test
+    default void optional_r7_12_aFairStoreKeepsAFreedLockForItsQueueNotForNewcomers() {
+        KitContext kit = kitContext();
+        TckTiming timing = kit.timing();
+        LockClient holder = kit.client();
+        requireCapability(holder, TckRule.R7_12);
+        LockClient newcomer = kit.client();
+        // The queued waiter is on the kit's own client: the kit holds its attempts before the store while the lock
+        // is freed, so on every store the queue's claim on the free lock lasts as long as the newcomers try.
+        SpiClient queued = kit.spiClient(TckRule.R7_12, null);
+        FaultInjector gate = queued.faults();
+        for (int round = 1; round <= FAIR_ROUNDS; round++) {
+            String name = kit.name();
+            Lease held = holder.lock(name, kit.longLease()).acquire(timing.slack());
+            long arrivedBefore = gate.waitingAttemptsArrived();
+            Waiter waiter = kit.waiter("tck-queued-waiter", () -> queued.client().lock(name, kit.longLease())
+                    .acquire(timing.slack().multipliedBy(4)));
+            awaitWaitingAtTheStore(kit, gate, waiter, arrivedBefore);
+            assertFalse(waiter.result.isDone(), "the waiter got lock '" + name + "' while another client held it");
+            holdWaitingAttempts(kit, gate);
+            try {
+                held.close();
+                for (int attempt = 1; attempt <= NEWCOMER_ATTEMPTS; attempt++) {
+                    Optional<Lease> barged = newcomer.lock(name, kit.longLease()).tryAcquire();
+                    barged.ifPresent(Lease::close);
+                    assertTrue(barged.isEmpty(), "a newcomer's tryAcquire() got lock '" + name + "' (round " + round
+                            + ", attempt " + attempt + ") right after its holder released it, while another client's"
+                            + " waiter was queued for it: a FAIR store must keep a freed lock for the head of its"
+                            + " queue, also against a newcomer that does not wait");
+                }
+            } finally {
+                gate.resumeWaitingAttempts();
+            }
+            Lease handedOver = waiter.lease(timing.slack().multipliedBy(2));
+            assertTrue(handedOver.isHeld(), "the queued waiter's lease on '" + name + "' is not held");
+            handedOver.close();
+        }
+    }
+
+    @Test
+    default void optional_r7_13_everySubscriberOfANameIsNotified() {
+        KitContext kit = kitContext();
+        TckTiming timing = kit.timing();
+        LockClient holder = kit.client();
+        requireCapability(holder, TckRule.R7_13);
+        String name = kit.name();
+        Lease held = holder.lock(name, kit.longLease()).acquire(timing.slack());
+        // Waiters at the SPI on clients of their own, each trying again only when its subscription calls back. Each
+        // releases the lock at once when it gets it and keeps its subscription: the others must be told in turn.
+        List<NotifiedWaiter> waiters = new ArrayList<>();
+        try {
+            for (int i = 0; i < SUBSCRIBERS; i++) {
+                NotifiedWaiter waiter = new NotifiedWaiter(kit, kit.spiClient(TckRule.R7_13, null).faults().provider(),
+                        name);
+                waiters.add(waiter);
+                assertFalse(waiter.gotItAtOnce(), "a waiter got lock '" + name + "' while another client held it");
+            }
+            held.close();
+            Duration bound = timing.slack().multipliedBy(2);
+            List<Future<Long>> turns = new ArrayList<>();
+            for (NotifiedWaiter waiter : waiters) {
+                turns.add(kit.submit(() -> {
+                    long at = waiter.awaitGrant(bound);
+                    waiter.release();
+                    return at;
+                }));
+            }
+            List<Integer> neverTold = new ArrayList<>();
+            for (int i = 0; i < turns.size(); i++) {
+                long at = turns.get(i).get(bound.plus(timing.slack()).toMillis(), TimeUnit.MILLISECONDS);
+                if (at == NotifiedWaiter.NEVER) {
+                    neverTold.add(i + 1);
+                }
+            }
+            assertTrue(neverTold.isEmpty(), "of " + SUBSCRIBERS + " waiters subscribed in turn to lock '" + name
+                    + "', each on a client of its own and trying again only when its subscription calls back,"
+                    + " subscriber(s) " + neverTold + " never got it within " + bound.toMillis() + " ms of its release"
+                    + " by the holder, while the others got it and released it at once, keeping their subscriptions:"
+                    + " the store must call every subscriber of a name, not only the first");
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            throw new AssertionError("a waiter of lock '" + name + "' failed: " + e, e);
+        } finally {
+            waiters.forEach(NotifiedWaiter::close);
+        }
+    }
+
+    @Test
+    default void optional_r7_14_aWokenWaiterFindsTheLockFree() {
+        KitContext kit = kitContext();
+        TckTiming timing = kit.timing();
+        LockClient holder = kit.client();
+        requireCapability(holder, TckRule.R7_14);
+        LockProvider waiterProvider = kit.spiClient(TckRule.R7_14, null).faults().provider();
+        Duration spinFor = timing.notificationLatency().compareTo(MAX_SPIN) < 0 ? timing.notificationLatency() : MAX_SPIN;
+        for (int round = 1; round <= WOKEN_ROUNDS; round++) {
+            String name = kit.name();
+            Lease held = holder.lock(name, kit.longLease()).acquire(timing.slack());
+            try (NotifiedWaiter waiter = new NotifiedWaiter(kit, waiterProvider, name)) {
+                assertFalse(waiter.gotItAtOnce(), "a waiter got lock '" + name + "' while another client held it");
+                // The waiter watches for its callback on a running thread, so that its attempt follows the callback
+                // at once: a store that calls back before the release has deleted the lock has it find the lock taken.
+                Future<Long> got = kit.submit(() -> waiter.awaitGrantAtOnce(timing.slack(), spinFor));
+                assertTrue(waiter.awaitWatching(timing.slack()), "the waiter's thread did not start");
+                held.close();
+                long at;
+                try {
+                    at = got.get(timing.slack().multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException | ExecutionException
+                         | TimeoutException e) {
+                    throw new AssertionError("the waiter of lock '" + name + "' failed: " + e, e);
+                }
+                assertTrue(at != NotifiedWaiter.NEVER, "a waiter at the SPI that tries again the moment its"
+                        + " subscription calls back did not get lock '" + name + "' within " + timing.slack().toMillis()
+                        + " ms of its release (round " + round + "; " + waiter.callBacksSeen() + ")"
+                        + (waiter.takenOnCallBacks() > 0 ? ": the store called back before the released lock was"
+                        + " free, and did not call again once it was" : ": it was never called back (see R7.13)"));
+            }
+        }
+    }
+
+    /**
+     * Waits until {@code waiter} waits at the store: it tried, subscribed, tried again and parked, with no attempt of
+     * its client ({@code gate}) under way; or it already has the lock.
+     */
+    private static void awaitWaitingAtTheStore(KitContext kit, FaultInjector gate, Waiter waiter, long arrivedBefore) {
+        kit.within(kit.timing().slack(), "the waiter to start waiting").until(() -> waiter.result.isDone()
+                || gate.waitingAttemptsArrived() >= arrivedBefore + 2 && gate.noWaitingAttemptInFlight()
+                && waiter.isParked());
+    }
+
+    /**
+     * Holds the waiting attempts of {@code gate}'s client before the store, and waits until none is at the store:
+     * an attempt that passed the gate just before the hold (a poll) would otherwise race what the rule does next.
+     */
+    private static void holdWaitingAttempts(KitContext kit, FaultInjector gate) {
+        gate.holdWaitingAttempts();
+        kit.within(kit.timing().slack(), "the waiter's attempt under way to end before the holder lets go")
+                .until(gate::noWaitingAttemptAtTheStore);
     }
 
     /** How many of {@code millis} exceed {@code bound}. */

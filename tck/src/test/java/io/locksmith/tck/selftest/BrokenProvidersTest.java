@@ -88,8 +88,8 @@ class BrokenProvidersTest {
 
     @Test
     void theCorrectFairToyStorePassesTheQueueRules() {
-        List<TckRule> rules = List.of(TckRule.R7_1, TckRule.R7_2, TckRule.R7_3, TckRule.R7_5, TckRule.R7_6, TckRule.R1_1,
-                TckRule.R1_3);
+        List<TckRule> rules = List.of(TckRule.R7_1, TckRule.R7_2, TckRule.R7_3, TckRule.R7_5, TckRule.R7_6, TckRule.R7_12,
+                TckRule.R7_13, TckRule.R7_14, TckRule.R1_1, TckRule.R1_3);
         TckReport report = TckRunner.run(ToyKits.CorrectFairToyTck.class, Map.of(), System.out,
                 rules.stream().map(BrokenProvidersTest::testMethodOf).toList());
         for (TckRule rule : rules) {

@@ -77,6 +77,9 @@ enum Mutant {
     RELEASE_ALWAYS_TRUE(List.of(R6_8, R1_5)),
     // Removes the owner's lock and answers false: every clean close is reported as a loss.
     RELEASE_ANSWERS_FALSE(List.of(R6_8)),
+    // Declares SESSION_BOUND; when its session ends the store frees its locks at once and the provider tells each
+    // holder only at its next heartbeat, granting meanwhile (the ZooKeeper partition bug's shape, at the SPI).
+    SESSION_LOSS_REPORTED_AFTER_THE_STORE_FREES(List.of(R6_9)),
     BATCH_ANSWERS_REVERSED(List.of(R6_6)),
     BATCH_USES_THE_FIRST_TTL(List.of(R6_6)),
     BATCH_ALWAYS_TRUE(List.of(R6_6)),
@@ -103,11 +106,23 @@ enum Mutant {
     UNSUBSCRIBE_ENDS_EVERY_SUBSCRIPTION(List.of(R7_10)),
     // A handle that does nothing: closed subscriptions keep being called (and pile up).
     SUBSCRIPTION_NEVER_ENDS(List.of(R7_10)),
+    // Declares FAIR and queues its waiters, but checks the queue for waiting attempts only: a tryAcquire() that does
+    // not wait takes a freed lock ahead of the queue whenever it comes before the head's next attempt.
+    NEWCOMERS_BARGE_AHEAD_OF_THE_QUEUE(List.of(R7_12)),
+    // Each event reaches the earliest live subscription of a name only.
+    NOTIFIES_ONLY_THE_FIRST_SUBSCRIBER(List.of(R7_13)),
+    // A release that publishes, then deletes the lock one round trip later: a waiter that tries at once finds the lock
+    // taken, and no notice follows the delete.
+    NOTIFIES_BEFORE_IT_DELETES(List.of(R7_14)),
 
     // Lifecycle and inspection (R8)
     CLOSE_DROPS_PENDING_RELEASES(List.of(R8_1)),
     CLOSE_DELETES_EVERY_NAME_IT_LOCKED(List.of(R8_6)),
     INSPECT_SHOWS_EXPIRED_LOCKS(List.of(R8_7)),
+    // The listing reads the lock records without their expiry (inspect is right): expired, unreleased locks are listed.
+    LISTING_SHOWS_EXPIRED_LOCKS(List.of(R8_13)),
+    // The listing returns the first page of its scan only (10 names), and leaves out the rest.
+    LISTING_READS_ONE_PAGE(List.of(R8_13)),
     DROPS_THE_TRACE_ID(List.of(R8_8)),
     // A refactoring lost RELEASE_NOTIFICATION from capabilities(): its rules are skipped, not failed.
     FORGETS_RELEASE_NOTIFICATION(List.of(R8_11)),

@@ -51,8 +51,10 @@ final class MutantProvider implements LockProvider {
         final Set<String> releasedCleanly = ConcurrentHashMap.newKeySet();
         final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
         final Map<String, Long> grantsSeen = new ConcurrentHashMap<>();
-        /** CANCEL_LEAVES_THE_QUEUE_PLACE: the waiter at the head of each name's queue. */
-        final Map<String, Owner> queueHeads = new ConcurrentHashMap<>();
+        /** The queueing mutants: the owner ids waiting for each name, in arrival order (the first is next). */
+        final Map<String, java.util.Deque<String>> queues = new ConcurrentHashMap<>();
+        /** NOTIFIES_BEFORE_IT_DELETES: the names whose release is under way (the store's own notice is muted). */
+        final Set<String> releasing = ConcurrentHashMap.newKeySet();
         /** UNSUBSCRIBE_ENDS_EVERY_SUBSCRIPTION: the store-side subscriptions of each name. */
         final Map<String, List<AutoCloseable>> subscriptions = new ConcurrentHashMap<>();
     }
@@ -69,22 +71,24 @@ final class MutantProvider implements LockProvider {
             @Override
             public LockProvider create(LockUri uri, ProviderContext context) {
                 return new MutantProvider(mem.create(LockUri.parse("mem://" + store), context), MemStore.named(store),
-                        mutant, shared);
+                        mutant, shared, context);
             }
         };
     }
 
     private final LockProvider mem;
+    private final ProviderContext context;
     private final MemStore store;
     private final Mutant mutant;
     private final Shared shared;
     private final Set<String> everLocked = ConcurrentHashMap.newKeySet();
-    /** SESSION_LOSS_NEVER_REPORTED: the grants of this provider's session, by owner id. */
+    /** The session-bound mutants: the grants of this provider's session, by owner id. */
     private final Map<String, Grant> sessionGrants = new ConcurrentHashMap<>();
     private final ScheduledExecutorService pendingReleases;
 
-    private MutantProvider(LockProvider mem, MemStore store, Mutant mutant, Shared shared) {
+    private MutantProvider(LockProvider mem, MemStore store, Mutant mutant, Shared shared, ProviderContext context) {
         this.mem = mem;
+        this.context = context;
         this.store = store;
         this.mutant = mutant;
         this.shared = shared;
@@ -136,21 +140,8 @@ final class MutantProvider implements LockProvider {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
             store.delete(key);
         }
-        if (mutant == Mutant.CANCEL_LEAVES_THE_QUEUE_PLACE) {
-            // A queueing store: the waiter at the head of the queue is next, nobody else.
-            Owner head = shared.queueHeads.get(key);
-            if (head != null && !head.id().equals(owner.id())) {
-                return Optional.empty();
-            }
-        }
-        Optional<Grant> grant = mem.tryAcquire(new AcquireRequest(key, owner, applied, request.willWait()));
-        if (mutant == Mutant.CANCEL_LEAVES_THE_QUEUE_PLACE) {
-            if (grant.isPresent()) {
-                shared.queueHeads.remove(key, owner);
-            } else if (request.willWait()) {
-                shared.queueHeads.putIfAbsent(key, owner);
-            }
-        }
+        Optional<Grant> grant = queues() ? queuedTryAcquire(request, key, owner, applied)
+                : mem.tryAcquire(new AcquireRequest(key, owner, applied, request.willWait()));
         if (grant.isEmpty()) {
             Optional<Grant> mutated = whenTaken(request, key, owner, applied);
             if (mutated.isEmpty()) {
@@ -160,7 +151,7 @@ final class MutantProvider implements LockProvider {
         }
         Grant granted = grant.get();
         everLocked.add(key);
-        if (mutant == Mutant.INSPECT_SHOWS_EXPIRED_LOCKS) {
+        if (mutant == Mutant.INSPECT_SHOWS_EXPIRED_LOCKS || mutant == Mutant.LISTING_SHOWS_EXPIRED_LOCKS) {
             shared.releasedCleanly.remove(key);
         }
         shared.owners.put(key, owner);
@@ -175,10 +166,46 @@ final class MutantProvider implements LockProvider {
             expiryNoticeAtTheCurrentTtl(key);
         }
         Grant result = new Grant(name, owner, token, validity, granted.handle());
-        if (mutant == Mutant.SESSION_LOSS_NEVER_REPORTED) {
+        if (capabilities().contains(Capability.SESSION_BOUND)) {
             sessionGrants.put(owner.id(), result);
         }
         return Optional.of(result);
+    }
+
+    /** Whether this mutant's store keeps a queue of waiters per name. */
+    private boolean queues() {
+        return mutant == Mutant.CANCEL_LEAVES_THE_QUEUE_PLACE || mutant == Mutant.NEWCOMERS_BARGE_AHEAD_OF_THE_QUEUE;
+    }
+
+    /**
+     * A queueing store's acquire: a free lock goes to the first waiter queued for it, or to anybody when nobody is
+     * queued; a waiter that does not get it is queued. NEWCOMERS_BARGE_AHEAD_OF_THE_QUEUE checks the queue for
+     * waiters only, so a tryAcquire() that does not wait takes a free lock from under the queue.
+     */
+    private Optional<Grant> queuedTryAcquire(AcquireRequest request, String key, Owner owner, Duration ttl) {
+        java.util.Deque<String> queue = shared.queues.computeIfAbsent(key, k -> new java.util.ArrayDeque<>());
+        synchronized (queue) {
+            boolean barges = mutant == Mutant.NEWCOMERS_BARGE_AHEAD_OF_THE_QUEUE && !request.willWait();
+            Optional<Grant> grant = Optional.empty();
+            if (queue.isEmpty() || queue.peekFirst().equals(owner.id()) || barges) {
+                grant = mem.tryAcquire(new AcquireRequest(key, owner, ttl, request.willWait()));
+            }
+            if (grant.isPresent()) {
+                queue.remove(owner.id());
+            } else if (request.willWait() && !queue.contains(owner.id())) {
+                queue.addLast(owner.id());
+            }
+            return grant;
+        }
+    }
+
+    private void leaveTheQueue(String key, Owner owner) {
+        java.util.Deque<String> queue = shared.queues.get(key);
+        if (queue != null) {
+            synchronized (queue) {
+                queue.remove(owner.id());
+            }
+        }
     }
 
     /** What the mutant does when the store says the lock is taken. */
@@ -326,6 +353,22 @@ final class MutantProvider implements LockProvider {
                 LATER.schedule(() -> mem.release(stored), 500, TimeUnit.MILLISECONDS);
                 return held;
             }
+            case NOTIFIES_BEFORE_IT_DELETES -> {
+                // A PUBLISH, then the DEL as a second command one round trip later; the store's own notice of the
+                // delete is not sent (the notifier publishes only what the provider sends).
+                boolean ours = mem.inspect(key).map(info -> info.holder().equals(grant.owner().holder())).orElse(false);
+                if (!ours) {
+                    return mem.release(stored);
+                }
+                shared.releasing.add(key);
+                try {
+                    shared.listeners.getOrDefault(key, List.of()).forEach(Runnable::run);
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                    return mem.release(stored);
+                } finally {
+                    shared.releasing.remove(key);
+                }
+            }
             case CLOSE_DROPS_PENDING_RELEASES -> {
                 if (grant.fencingToken() < 0) {
                     return mem.release(stored);
@@ -349,7 +392,7 @@ final class MutantProvider implements LockProvider {
     @Override
     public void cancel(String name, Owner owner) {
         if (mutant != Mutant.CANCEL_LEAVES_THE_QUEUE_PLACE) {
-            shared.queueHeads.remove(key(name), owner);
+            leaveTheQueue(key(name), owner);
             mem.cancel(key(name), owner);
         }
     }
@@ -357,6 +400,10 @@ final class MutantProvider implements LockProvider {
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
         if (mutant != Mutant.RELEASE_AMBIGUOUS_DOES_NOTHING) {
+            if (mutant != Mutant.CANCEL_LEAVES_THE_QUEUE_PLACE) {
+                // (The store of that mutant leaves a waiter's place behind whatever the client asks.)
+                leaveTheQueue(key(name), owner);
+            }
             mem.releaseAmbiguous(key(name), owner);
         }
     }
@@ -382,13 +429,38 @@ final class MutantProvider implements LockProvider {
     }
 
     @Override
+    public List<LockInfo> list(String prefix) {
+        latency();
+        List<LockInfo> listed = new ArrayList<>(mem.list(key(prefix)));
+        if (mutant == Mutant.LISTING_SHOWS_EXPIRED_LOCKS) {
+            // The listing reads the lock records without their expiry: a lock that expired unreleased stays listed.
+            Set<String> shown = new java.util.HashSet<>();
+            listed.forEach(info -> shown.add(info.lockName()));
+            shared.lastInfo.forEach((key, info) -> {
+                if (key.startsWith(key(prefix)) && !shown.contains(key) && !shared.releasedCleanly.contains(key)) {
+                    listed.add(info);
+                }
+            });
+            listed.sort(java.util.Comparator.comparing(LockInfo::lockName));
+        }
+        if (mutant == Mutant.LISTING_READS_ONE_PAGE && listed.size() > 10) {
+            // One SCAN ... COUNT 10, and no call for the next page.
+            return listed.subList(0, 10).stream().map(info -> shown(info.lockName(), info)).toList();
+        }
+        return listed.stream().map(info -> shown(info.lockName(), info)).toList();
+    }
+
+    @Override
     public Set<Capability> capabilities() {
         Set<Capability> capabilities = EnumSet.copyOf(mem.capabilities());
         if (mutant.name().startsWith("BATCH_")) {
             capabilities.add(Capability.BATCH_RENEW);
         }
-        if (mutant == Mutant.SESSION_LOSS_NEVER_REPORTED) {
+        if (mutant == Mutant.SESSION_LOSS_NEVER_REPORTED || mutant == Mutant.SESSION_LOSS_REPORTED_AFTER_THE_STORE_FREES) {
             capabilities.add(Capability.SESSION_BOUND);
+        }
+        if (mutant == Mutant.NEWCOMERS_BARGE_AHEAD_OF_THE_QUEUE) {
+            capabilities.add(Capability.FAIR);
         }
         if (mutant == Mutant.FORGETS_RELEASE_NOTIFICATION) {
             capabilities.remove(Capability.RELEASE_NOTIFICATION);
@@ -440,6 +512,34 @@ final class MutantProvider implements LockProvider {
                     handles.clear();
                 };
             }
+            case NOTIFIES_ONLY_THE_FIRST_SUBSCRIBER -> {
+                // One store-side listener per name in effect: each event reaches the earliest live subscription only.
+                List<Runnable> list = shared.listeners.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
+                list.add(onChange);
+                AutoCloseable handle = mem.subscribe(key, () -> {
+                    if (list.stream().findFirst().orElse(null) == onChange) {
+                        onChange.run();
+                    }
+                });
+                return () -> {
+                    list.remove(onChange);
+                    handle.close();
+                };
+            }
+            case NOTIFIES_BEFORE_IT_DELETES -> {
+                // Expiries are told by the store; releases by the provider's own early notice (release).
+                List<Runnable> list = shared.listeners.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
+                list.add(onChange);
+                AutoCloseable handle = mem.subscribe(key, () -> {
+                    if (!shared.releasing.contains(key)) {
+                        onChange.run();
+                    }
+                });
+                return () -> {
+                    list.remove(onChange);
+                    handle.close();
+                };
+            }
             case SUBSCRIPTION_NEVER_ENDS -> {
                 mem.subscribe(key, onChange);
                 return () -> { };
@@ -461,11 +561,17 @@ final class MutantProvider implements LockProvider {
 
     /**
      * The store ends this provider's session: its locks go. A correct session-bound provider would report each
-     * grant to its LossListener now; this mutant's bug is that it does not.
+     * grant to its LossListener now, before it grants anything again. SESSION_LOSS_NEVER_REPORTED tells nobody;
+     * SESSION_LOSS_REPORTED_AFTER_THE_STORE_FREES tells each holder at its next heartbeat, 200 ms later, and grants
+     * meanwhile.
      */
     void endSession() {
         for (Grant grant : sessionGrants.values()) {
             mem.release(new Grant(key(grant.name()), grant.owner(), grant.fencingToken(), grant.validity()));
+            if (mutant == Mutant.SESSION_LOSS_REPORTED_AFTER_THE_STORE_FREES) {
+                LATER.schedule(() -> context.lossListener().lost(grant, "the session ended (told at the next heartbeat)",
+                        null), 200, TimeUnit.MILLISECONDS);
+            }
         }
         sessionGrants.clear();
     }

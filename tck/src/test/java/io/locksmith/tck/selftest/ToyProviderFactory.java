@@ -89,6 +89,11 @@ final class ToyProviderFactory implements LockProviderFactory {
         }
 
         @Override
+        public java.util.List<LockInfo> list(String prefix) {
+            return store.list(prefix);
+        }
+
+        @Override
         public Set<Capability> capabilities() {
             Set<Capability> capabilities = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION);
             if (store.isSessionBound()) {

@@ -175,6 +175,18 @@ final class ToyStore {
         return new LockInfo(name, entry.holder, entry.token, remaining, waiters);
     }
 
+    /** The held locks whose names start with {@code prefix}, sorted by name. */
+    synchronized List<LockInfo> list(String prefix) {
+        List<LockInfo> held = new ArrayList<>();
+        for (String name : new java.util.TreeSet<>(locks.keySet())) {
+            LockInfo info = name.startsWith(prefix) ? inspect(name) : null;
+            if (info != null) {
+                held.add(info);
+            }
+        }
+        return held;
+    }
+
     /** The test hook: the lock is gone, as if its TTL ran out. */
     void expire(String name) {
         boolean removed;
