@@ -5,6 +5,7 @@
 #   etcd          (package etcd-server)
 #   iptables      (package iptables; the fault kit's LoopbackFirewall partitions loopback ports with it)
 #   initdb, postgres (package postgresql; run as the postgres user when the build is root)
+#   memcached     (package memcached; the store of the worked example examples/memcached-provider)
 # ZooKeeper needs nothing: the tests run it from its Maven artifact.
 # Does nothing, needing neither root nor the network, when every binary is there.
 set -euo pipefail
@@ -15,9 +16,10 @@ have redis-server || missing+=(redis-server)
 have etcd || missing+=(etcd-server)
 have iptables || missing+=(iptables)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
+have memcached || missing+=(memcached)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-servers: redis-server, etcd, iptables and postgresql are installed"
+  echo "install-servers: redis-server, etcd, iptables, postgresql and memcached are installed"
   exit 0
 fi
 
@@ -36,4 +38,5 @@ DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-rec
 $sudo_cmd service redis-server stop >/dev/null 2>&1 || true
 $sudo_cmd service etcd stop >/dev/null 2>&1 || true
 $sudo_cmd service postgresql stop >/dev/null 2>&1 || true
+$sudo_cmd service memcached stop >/dev/null 2>&1 || true
 echo "install-servers: done"

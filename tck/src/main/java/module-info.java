@@ -15,8 +15,10 @@ module io.locksmith.tck {
 
     exports io.locksmith.tck;
     exports io.locksmith.tck.fault;
+    exports io.locksmith.tck.kits;
 
     // JUnit runs the kit's test methods, declared here, reflectively.
     opens io.locksmith.tck to org.junit.platform.commons;
     opens io.locksmith.tck.fault to org.junit.platform.commons;
+    opens io.locksmith.tck.kits to org.junit.platform.commons;
 }

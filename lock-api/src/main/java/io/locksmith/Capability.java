@@ -9,7 +9,10 @@ package io.locksmith;
  * SPI, which depends on the API.
  */
 public enum Capability {
-    /** Fencing tokens strictly increase per lock name across holders (SPEC rule 7). */
+    /**
+     * Fencing tokens strictly increase per lock name across holders, also across an expiry (SPEC R5.1 to R5.3, and
+     * the fault kit's R9.3 and R9.7).
+     */
     FENCING,
     /** {@link io.locksmith.spi.LockProvider#subscribe} reports releases, so waiters need not poll. */
     RELEASE_NOTIFICATION,

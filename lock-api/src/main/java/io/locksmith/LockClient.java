@@ -113,6 +113,26 @@ public interface LockClient extends AutoCloseable {
     Optional<LockInfo> inspect(String name);
 
     /**
+     * Asks the store who holds the named lock, waiting at most {@code timeout} for the answer, for a health or
+     * readiness check that must answer in a time of its own whatever the store's command time-out is. If this
+     * client knows the store to be unreachable (a call found its connection refused, and no call has succeeded
+     * since), this method throws at once, without asking the store.
+     *
+     * @param name    the lock to inspect; nobody needs to hold it
+     * @param timeout how long the store may take to answer
+     * @return the holder, or empty if the lock is free
+     * @throws NullPointerException      if {@code name} or {@code timeout} is null
+     * @throws IllegalArgumentException  if {@code name} is not a valid lock name, or {@code timeout} is not
+     *                                   positive
+     * @throws LockStoreException        if the store is known to be unreachable, answered with an error, or did
+     *                                   not answer within {@code timeout}
+     * @throws LockInterruptedException  if the calling thread is interrupted while it waits (its interrupt flag
+     *                                   is set again)
+     * @throws IllegalStateException     if the client is closed
+     */
+    Optional<LockInfo> inspect(String name, Duration timeout);
+
+    /**
      * Asks the store for every held lock whose name starts with {@code prefix}, with its holder and fencing
      * token, sorted by name. Not every store can list; {@code mem://}, Redis (single, Sentinel, RedLock),
      * ZooKeeper, etcd and PostgreSQL can. Reads only.

@@ -1,6 +1,8 @@
 package io.locksmith.redis;
 
 import io.locksmith.LockClient;
+import io.locksmith.tck.fault.DeploymentShape;
+import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.LoopbackFirewall;
 import io.locksmith.tck.server.ServerProcess;
@@ -11,6 +13,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -120,6 +123,25 @@ class SentinelPartitionFaultTest extends LockFaultTck {
             deployment = closeAfterRule(new Deployment());
         }
         return deployment;
+    }
+
+    @Override
+    protected DeploymentShape deploymentShape() {
+        return DeploymentShape.replicated(3);
+    }
+
+    /** This class runs the partitions only; the rest of the kit runs on Sentinel in the safety module. */
+    @Override
+    protected Map<FaultRule, String> rulesNotRunHere() {
+        Map<FaultRule, String> elsewhere = new EnumMap<>(FaultRule.class);
+        for (FaultRule rule : deploymentShape().requiredRules()) {
+            if (rule != FaultRule.R9_9 && rule != FaultRule.R9_10) {
+                elsewhere.put(rule, "this class runs R9.9 and R9.10 only, which need two replicas and three Sentinels;"
+                        + " the other rules run on Sentinel with the same client settings (waitReplicas=1) in the safety"
+                        + " module's RedisSentinelWaitFaultTest (Jedis) and RedisSentinelRedissonFaultTest (Redisson)");
+            }
+        }
+        return elsewhere;
     }
 
     @Override

@@ -51,16 +51,23 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         }
     }
 
-    private final Path dataDir;
-    private final Server server;
-    private final ServerCnxnFactory connections;
-    private final ContainerManager containers;
+    /** One run of the server: what {@link #restart()} stops and starts again. */
+    private record Running(Server server, ServerCnxnFactory connections, ContainerManager containers) {
+        void stop() {
+            containers.stop();
+            connections.shutdown();
+            server.shutdown();
+        }
+    }
 
-    private EmbeddedZooKeeper(Path dataDir, Server server, ServerCnxnFactory connections, ContainerManager containers) {
+    private final Path dataDir;
+    private final int port;
+    private volatile Running running;
+
+    private EmbeddedZooKeeper(Path dataDir, Running running) {
         this.dataDir = dataDir;
-        this.server = server;
-        this.connections = connections;
-        this.containers = containers;
+        this.port = running.connections().getLocalPort();
+        this.running = running;
     }
 
     /**
@@ -82,10 +89,23 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be within 0..65535, was " + port);
         }
-        Path dataDir = null;
-        ServerCnxnFactory connections = null;
+        Path dataDir;
         try {
             dataDir = Files.createTempDirectory("locksmith-zookeeper-");
+        } catch (IOException e) {
+            throw new LockStoreException("cannot start an embedded ZooKeeper server on port " + port + ": " + e, e);
+        }
+        try {
+            return new EmbeddedZooKeeper(dataDir, run(port, dataDir));
+        } catch (RuntimeException e) {
+            cleanUp(null, dataDir);
+            throw e;
+        }
+    }
+
+    private static Running run(int port, Path dataDir) {
+        ServerCnxnFactory connections = null;
+        try {
             Server server = new Server(dataDir.resolve("snap").toFile(), dataDir.resolve("log").toFile());
             server.setMinSessionTimeout(MIN_SESSION_MILLIS);
             server.setMaxSessionTimeout(MAX_SESSION_MILLIS);
@@ -102,20 +122,33 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             ContainerManager containers = new ContainerManager(server.getZKDatabase(), server.firstRequestProcessor(),
                     CONTAINER_CHECK_MILLIS, CONTAINER_DELETES_PER_MINUTE);
             containers.start();
-            return new EmbeddedZooKeeper(dataDir, server, connections, containers);
+            return new Running(server, connections, containers);
         } catch (IOException e) {
-            cleanUp(connections, dataDir);
+            cleanUp(connections, null);
             throw new LockStoreException("cannot start an embedded ZooKeeper server on port " + port + ": " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            cleanUp(connections, dataDir);
+            cleanUp(connections, null);
             throw new LockStoreException("interrupted while starting an embedded ZooKeeper server", e);
         }
     }
 
+    /**
+     * Stops the server and starts it again on the same port with the data it had, as a server process that crashed
+     * and was started again on its data directory: committed nodes are kept, and so are the sessions whose clients
+     * reconnect within their timeout, with their ephemeral nodes; transaction ids go on from where they were. For
+     * fault tests of a store restart; clients see their connection drop and reconnect.
+     *
+     * @throws LockStoreException if it cannot start again (the port was taken meanwhile)
+     */
+    public synchronized void restart() {
+        running.stop();
+        running = run(port, dataDir);
+    }
+
     /** The port the server listens on. */
     public int port() {
-        return connections.getLocalPort();
+        return port;
     }
 
     /** {@code 127.0.0.1:PORT}, for a ZooKeeper or Curator client. */
@@ -135,6 +168,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @return false if there is no such session
      */
     public boolean expireSession(long sessionId) {
+        Server server = running.server();
         if (!server.getSessionTracker().isTrackingSession(sessionId)) {
             return false;
         }
@@ -144,10 +178,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     /** Stops the server and deletes its data. Idempotent. */
     @Override
-    public void close() {
-        containers.stop();
-        connections.shutdown();
-        server.shutdown();
+    public synchronized void close() {
+        running.stop();
         cleanUp(null, dataDir);
     }
 

@@ -1,10 +1,14 @@
 package io.locksmith.zookeeper;
 
 import io.locksmith.LockClient;
+import io.locksmith.tck.fault.DeploymentShape;
+import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Rule R9.10 on a three-member ZooKeeper ensemble of separate JVMs ({@link ProcessEnsemble}, {@code tickTime=2000},
@@ -31,6 +35,24 @@ class ZooKeeperFrozenLeaderFaultTest extends LockFaultTck {
     private String uri(List<ProcessEnsemble.Member> members) {
         return "zookeeper://" + ensemble().connectString(members) + "/frozen?lease=3s&sessionTimeout="
                 + SESSION.toSeconds() + "s";
+    }
+
+    @Override
+    protected DeploymentShape deploymentShape() {
+        return DeploymentShape.replicated(3);
+    }
+
+    @Override
+    protected Map<FaultRule, String> rulesNotRunHere() {
+        Map<FaultRule, String> elsewhere = new EnumMap<>(FaultRule.class);
+        for (FaultRule rule : deploymentShape().requiredRules()) {
+            if (rule != FaultRule.R9_10) {
+                elsewhere.put(rule, "this class runs R9.10 only, on three server JVMs whose leader"
+                        + " is frozen with SIGSTOP; R9.9 runs in ZooKeeperMinorityPartitionFaultTest, and the other rules of"
+                        + " a ZooKeeper ensemble in the safety module's ZooKeeperEnsembleFaultTest (in-JVM ensemble)");
+            }
+        }
+        return elsewhere;
     }
 
     @Override

@@ -1,10 +1,14 @@
 package io.locksmith.zookeeper;
 
 import io.locksmith.LockClient;
+import io.locksmith.tck.fault.DeploymentShape;
+import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Rule R9.9 on a three-member ZooKeeper ensemble of separate JVMs ({@link ProcessEnsemble}), with the issue's
@@ -38,6 +42,24 @@ abstract class ZooKeeperMinorityPartitionTck extends LockFaultTck {
         String parameters = parameters();
         return "zookeeper://" + ensemble().connectString(members) + "/partition"
                 + (parameters.isEmpty() ? "" : "?" + parameters);
+    }
+
+    @Override
+    protected DeploymentShape deploymentShape() {
+        return DeploymentShape.replicated(3);
+    }
+
+    @Override
+    protected Map<FaultRule, String> rulesNotRunHere() {
+        Map<FaultRule, String> elsewhere = new EnumMap<>(FaultRule.class);
+        for (FaultRule rule : deploymentShape().requiredRules()) {
+            if (rule != FaultRule.R9_9) {
+                elsewhere.put(rule, "this class runs R9.9 only, on three server JVMs cut apart by"
+                        + " iptables per process; R9.10 runs in ZooKeeperFrozenLeaderFaultTest, and the other rules of a"
+                        + " ZooKeeper ensemble in the safety module's ZooKeeperEnsembleFaultTest (in-JVM ensemble)");
+            }
+        }
+        return elsewhere;
     }
 
     @Override

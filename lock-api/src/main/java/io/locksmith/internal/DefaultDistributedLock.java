@@ -143,7 +143,7 @@ final class DefaultDistributedLock implements DistributedLock {
                 if (step.wakeable() && acquisition.waiter != null) {
                     acquisition.waiter.await(step.pauseNanos());
                 } else if (step.pauseNanos() > 0) {
-                    java.util.concurrent.TimeUnit.NANOSECONDS.sleep(step.pauseNanos());
+                    pauseUnlessOutage(acquisition, step.pauseNanos());
                 }
             }
         } catch (InterruptedException e) {
@@ -153,6 +153,23 @@ final class DefaultDistributedLock implements DistributedLock {
             throw new LockInterruptedException(name, e);
         } finally {
             acquisition.end();
+        }
+    }
+
+    /**
+     * A pause that a release does not end (a store in trouble is not asked again at once), but an outage does: the
+     * waiter's signal then comes from {@link StoreOutage}, and the next step ends the wait with the store's error.
+     */
+    private void pauseUnlessOutage(Acquisition acquisition, long nanos) throws InterruptedException {
+        if (acquisition.waiter == null) {
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(nanos);
+            return;
+        }
+        long end = System.nanoTime() + nanos;
+        long left = nanos;
+        while (left > 0 && !client.outage.isKnown()) {
+            acquisition.waiter.await(left);
+            left = end - System.nanoTime();
         }
     }
 
@@ -206,6 +223,8 @@ final class DefaultDistributedLock implements DistributedLock {
         boolean acquired;
         /** Set by a cancel of an asynchronous acquire: the next step ends it. */
         volatile boolean cancelled;
+        /** What an asynchronous waiter's signal runs; set by its driver before the first step. */
+        Runnable onSignal;
 
         Acquisition(long maxWaitNanos, Thread thread) {
             this.maxWaitNanos = maxWaitNanos;
@@ -219,28 +238,26 @@ final class DefaultDistributedLock implements DistributedLock {
             return maxWaitNanos == FOREVER ? Long.MAX_VALUE : maxWaitNanos - (now - start);
         }
 
-        void join(WaitQueues.Waiter newWaiter) {
+        /** Joins the client's waiters for the name: a blocking acquire parks its thread, an asynchronous one not. */
+        private void joinQueue() {
+            WaitQueues.Waiter newWaiter = thread != null ? new WaitQueues.Waiter() : new WaitQueues.Waiter(onSignal);
             waiter = client.waitQueues.enter(name, newWaiter);
         }
-
-        WaitQueues.Waiter newWaiter(Runnable onSignal) {
-            return thread != null ? new WaitQueues.Waiter() : new WaitQueues.Waiter(onSignal);
-        }
-
-        /** Runnable for an asynchronous waiter's signal; set by its driver before the first step. */
-        Runnable onSignal;
 
         Step step() throws InterruptedException {
             client.ensureOpen();
             if (cancelled) {
                 return Step.finished(Optional.empty());
             }
+            // R9.14: a store known to be unreachable fails every acquire at once, a wait under way included (the
+            // outage woke it), rather than holding callers for their whole bound.
+            failIfOutage(null);
             long now = System.nanoTime();
             if (waiter == null && willWait) {
                 // Queue behind the acquires of this client that wait for the name, if any, before any store request:
                 // only the first of them makes store attempts. This keeps a hot name's store traffic to one waiter per
                 // client, whatever the number of threads; a free name's acquire is active at once.
-                join(newWaiter(onSignal));
+                joinQueue();
             }
             if (waiter != null && !waiter.isActive()) {
                 long left = remaining(now);
@@ -273,6 +290,9 @@ final class DefaultDistributedLock implements DistributedLock {
                 client.acquiring(owner);
                 boolean cutByTheWait = bound < client.commandTimeoutNanos
                         && e.getCause() instanceof java.util.concurrent.TimeoutException;
+                // A refused connection, seen by this attempt or by any call of the client before it ended, wins over
+                // a time-out and over the retries of R7.7: the store is not there (R9.14).
+                failIfOutage(e);
                 if (cutByTheWait) {
                     // Cut short by the end of the caller's wait, not failed by the store: the lock was not obtained in
                     // time (a late grant is released). A store error seen before still counts.
@@ -280,6 +300,9 @@ final class DefaultDistributedLock implements DistributedLock {
                 } else {
                     // R7.7: a bounded wait rides out a store that fails for a while (a failover); the time bound is the
                     // contract. tryAcquire() fails fast.
+                    // Told to the outage too (a time-out does not reach it otherwise): the other local waiters of the
+                    // name, which never ask the store, end with this error at their bound rather than a time-out.
+                    client.outage.failed(sentAt, e);
                     if (!willWait || remaining(System.nanoTime()) <= 0) {
                         throw e;
                     }
@@ -329,14 +352,43 @@ final class DefaultDistributedLock implements DistributedLock {
             return Step.untilSignal(Math.min(backoff.next(), remaining(now)));
         }
 
+        /** Throws the outage's error if the store is known to be unreachable; {@code seen} is this attempt's. */
+        private void failIfOutage(LockStoreException seen) {
+            Optional<LockStoreException> outage = client.outage.error(name);
+            if (outage.isEmpty()) {
+                return;
+            }
+            LockStoreException error = outage.get();
+            if (seen != null && seen.getCause() != error.getCause()) {
+                error.addSuppressed(seen);
+            }
+            if (seen == null) {
+                // tryOnce reported its own failure; a fail-fast is reported here.
+                client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(),
+                        System.nanoTime() - start, error);
+            }
+            throw error;
+        }
+
         private long troublePause() {
             troubleBackoff = troubleBackoff == null ? new Backoff(false, client.maxPollNanos) : troubleBackoff;
             return Math.min(troubleBackoff.next(), Math.max(0, remaining(System.nanoTime())));
         }
 
         private Step timedOut(long now) {
+            failIfOutage(null);
             if (lastStoreError != null) {
                 throw lastStoreError;
+            }
+            Optional<Throwable> failing = willWait ? client.outage.failing() : Optional.empty();
+            if (failing.isPresent()) {
+                // The wait ran out while the client's store calls were failing (this waiter's own, or those of the
+                // name's first waiter for it): the caller must see a store failure, not a busy lock (R7.7).
+                LockStoreException error = new LockStoreException(name, provider.describe() + " failed while this"
+                        + " wait lasted, and no call has succeeded since (last error: " + failing.get() + ")",
+                        failing.get());
+                client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), now - start, error);
+                throw error;
             }
             client.events().emit(LockEvent.Type.ACQUIRE_TIMED_OUT, name, -1, owner.holder(), now - start, null);
             return Step.finished(Optional.empty());
@@ -499,6 +551,12 @@ final class DefaultDistributedLock implements DistributedLock {
         // An interrupted waiter must still leave nothing behind: a store call made with the interrupt flag set fails at
         // once in most clients, so clear it for the clean-up and set it again afterwards. The clean-up gets a short
         // grace beyond the caller's bound; after that it goes on in the background.
+        if (client.outage.isKnown()) {
+            // The store refuses connections: waiting for the clean-up would only add its failure to the caller's
+            // time. It goes on in the background, and a queue place it cannot drop ends with its session or TTL.
+            client.storeCalls.runInBackground(name, "cancel of the wait", () -> provider.cancel(name, last));
+            return;
+        }
         boolean interrupted = Thread.interrupted();
         try {
             client.storeCalls.runQuietlyWithin(name, "cancel of the wait", () -> provider.cancel(name, last),
@@ -613,10 +671,16 @@ final class DefaultDistributedLock implements DistributedLock {
             LockException failure = e instanceof LockException le ? le
                     : new LockStoreException(name, provider.describe() + " failed to acquire", e);
             // The request may have reached the store: make sure no lock stays behind that nobody thinks it holds.
-            // Waited for a short grace only: a dead store must not stretch the caller's bound.
+            // Waited for a short grace only: a dead store must not stretch the caller's bound; not at all when the
+            // store is known to refuse connections (it goes on in the background).
             try {
-                client.storeCalls.runQuietlyWithin(name, "release after a failed acquire",
-                        () -> provider.releaseAmbiguous(name, owner), CLEANUP_GRACE_NANOS);
+                if (client.outage.isKnown()) {
+                    client.storeCalls.runInBackground(name, "release after a failed acquire",
+                            () -> provider.releaseAmbiguous(name, owner));
+                } else {
+                    client.storeCalls.runQuietlyWithin(name, "release after a failed acquire",
+                            () -> provider.releaseAmbiguous(name, owner), CLEANUP_GRACE_NANOS);
+                }
             } catch (RuntimeException cleanup) {
                 failure.addSuppressed(cleanup);
             }

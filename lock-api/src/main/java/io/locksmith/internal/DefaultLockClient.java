@@ -58,6 +58,8 @@ final class DefaultLockClient implements LockClient {
     final long maxPollNanos;
     /** Every provider call made for a caller runs through this, so the caller's time bound holds whatever the store does. */
     final StoreCalls storeCalls;
+    /** Whether the store is known to be unreachable: acquires then fail fast (R9.14). */
+    final StoreOutage outage;
     /** The store's command time-out: the bound of a call without a shorter one. */
     final long commandTimeoutNanos;
     /** Whether the store frees a lock at its TTL on its own; if not, {@link #guaranteedReleases} does. */
@@ -99,16 +101,18 @@ final class DefaultLockClient implements LockClient {
         this.traceIdSupplier = builder.traceIdSupplier;
         this.events = new Events(builder.listeners, store);
         this.maxPollNanos = builder.maxPollInterval.toNanos();
+        this.outage = new StoreOutage(provider.describe());
         this.keeper = new LeaseKeeper(this, provider, events, "locksmith-leases-" + clientId.substring(0, Math.min(8, clientId.length())));
         this.storeCalls = new StoreCalls("locksmith-store-" + clientId.substring(0, Math.min(8, clientId.length())),
                 provider.describe(), provider.callTimeLimit().map(DefaultLockClient::saturatedNanos)
-                        .filter(limit -> limit >= 0).orElse(StoreCalls.NO_LIMIT));
+                        .filter(limit -> limit >= 0).orElse(StoreCalls.NO_LIMIT), outage);
         this.commandTimeoutNanos = saturatedNanos(provider.commandTimeout());
         // After the keeper and the store calls: a lingering subscription's timer runs on the keeper's thread, and
         // its close goes to a store-call thread.
         this.waitQueues = new WaitQueues(provider, capabilities.contains(Capability.RELEASE_NOTIFICATION),
                 keeper::runLater,
                 close -> storeCalls.runInBackground(null, "close of a lingering release subscription", close));
+        outage.start(provider, storeCalls, keeper::runLater, waitQueues::wakeAll, commandTimeoutNanos);
         this.storeAppliesTtl = provider.appliesTtl();
         this.guaranteedReleases = new GuaranteedReleases(provider, storeCalls, keeper::runLater, commandTimeoutNanos,
                 waitQueues::released);
@@ -249,6 +253,24 @@ final class DefaultLockClient implements LockClient {
     }
 
     @Override
+    public Optional<LockInfo> inspect(String name, Duration timeout) {
+        LockNames.validate(name);
+        Objects.requireNonNull(timeout, "timeout cannot be null");
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        ensureOpen();
+        // A known outage answers at once: a health check must not wait for a store that refuses connections.
+        outage.check(name);
+        try {
+            return storeCalls.call(name, "inspect", () -> provider.inspect(name), saturatedNanos(timeout), null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.locksmith.LockInterruptedException(name, e);
+        }
+    }
+
+    @Override
     public List<LockInfo> list(String prefix, Duration timeout) {
         Objects.requireNonNull(prefix, "prefix cannot be null");
         Objects.requireNonNull(timeout, "timeout cannot be null");
@@ -286,13 +308,28 @@ final class DefaultLockClient implements LockClient {
         // The first try gets the whole command time-out, exactly: a provider whose call limit is the command
         // time-out is then called on this thread (StoreCalls), which a bound a few nanoseconds short would forbid.
         long bound = commandTimeoutNanos;
+        // What an interrupted try answered after all (within the interrupt's grace, or later): a release the store did
+        // must not turn into "lost during the work" because the next try finds the lock gone.
+        java.util.concurrent.atomic.AtomicBoolean earlierTryAnswered = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean earlierTryRemoved = new java.util.concurrent.atomic.AtomicBoolean();
+        Consumer<Boolean> lateAnswer = removed -> {
+            if (removed) {
+                earlierTryRemoved.set(true);
+            }
+            earlierTryAnswered.set(true);
+        };
         try {
             while (true) {
                 try {
-                    return storeCalls.call(grant.name(), "release", () -> provider.release(grant), bound, null);
+                    boolean removed = storeCalls.call(grant.name(), "release", () -> provider.release(grant), bound,
+                            lateAnswer);
+                    return removed || earlierTryRemoved.get();
                 } catch (InterruptedException e) {
-                    // Interrupted while waiting: the call was interrupted too; ask again within what is left.
                     interrupted = true;
+                    if (earlierTryAnswered.get()) {
+                        return earlierTryRemoved.get(); // the interrupted try was answered within the grace
+                    }
+                    // Interrupted while waiting: the call was interrupted too; ask again within what is left.
                     bound = Math.max(0, deadline - System.nanoTime());
                     if (deadline - System.nanoTime() <= 0) {
                         throw new io.locksmith.LockStoreException(grant.name(), provider.describe()

@@ -148,7 +148,9 @@ final class LeaseKeeper implements AutoCloseable {
         List<Boolean> results;
         try {
             results = provider.renewAll(requests);
+            client.outage.succeeded(sentAt);
         } catch (LockException | UnsupportedOperationException e) {
+            client.outage.failed(sentAt, e);
             long retryAt = System.nanoTime() + RETRY_NANOS;
             for (HeldLock lock : due) {
                 lock.lastRenewalFailed = true;

@@ -40,12 +40,22 @@ final class StoreCalls implements AutoCloseable {
     private final String store;
     /** The longest a provider call can take, as the provider promises it; {@link #NO_LIMIT} if it promises none. */
     private final long callLimitNanos;
+    /** Told the outcome of every provider call made here, a late one included: the client's outage knowledge. */
+    private final StoreOutage outage;
 
     /**
      * @param callLimitNanos the provider's {@link io.locksmith.spi.LockProvider#callTimeLimit()}, or {@link #NO_LIMIT}
      */
     StoreCalls(String threadPrefix, String store, long callLimitNanos) {
+        this(threadPrefix, store, callLimitNanos, new StoreOutage(store));
+    }
+
+    /**
+     * @param outage told the outcome of every call, late ones included
+     */
+    StoreCalls(String threadPrefix, String store, long callLimitNanos, StoreOutage outage) {
         this.store = store;
+        this.outage = outage;
         this.callLimitNanos = callLimitNanos;
         AtomicInteger count = new AtomicInteger();
         // One thread per call in flight, as with direct calls; a dead store leaves at most one stuck thread per
@@ -82,6 +92,7 @@ final class StoreCalls implements AutoCloseable {
      */
     <T> T call(String lockName, String what, Supplier<T> call, long boundNanos, Consumer<T> lateResult,
                Consumer<Throwable> lateFailure) throws InterruptedException {
+        call = reported(call);
         if (fitsDirectly(boundNanos)) {
             if (executor.isShutdown()) {
                 throw new LockStoreException(lockName, "the lock client on " + store + " is closed", null);
@@ -130,11 +141,16 @@ final class StoreCalls implements AutoCloseable {
      * @throws RuntimeException what the call threw within the bound
      */
     boolean runQuietlyWithin(String lockName, String what, Runnable call, long boundNanos) {
+        Supplier<Void> reported = reported(() -> {
+            call.run();
+            return null;
+        });
+        Runnable run = reported::get;
         CompletableFuture<Void> future;
         try {
-            future = CompletableFuture.runAsync(call, executor);
+            future = CompletableFuture.runAsync(run, executor);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            call.run();
+            run.run();
             return true;
         }
         long deadline = System.nanoTime() + Math.max(0, boundNanos);
@@ -194,6 +210,26 @@ final class StoreCalls implements AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             LOG.debug("{} of lock '{}' skipped: the client is closed", what, lockName);
         }
+    }
+
+    /**
+     * {@code call}, telling {@link #outage} how it ended, whenever it ends: a call the caller stopped waiting for
+     * reports too, so that a store whose client fails a refused connection only after its own retries (etcd's
+     * gRPC channel, a pool's connect time-out) is still known to be down.
+     */
+    private <T> Supplier<T> reported(Supplier<T> call) {
+        return () -> {
+            long start = System.nanoTime();
+            T result;
+            try {
+                result = call.get();
+            } catch (RuntimeException | Error e) {
+                outage.failed(start, e);
+                throw e;
+            }
+            outage.succeeded(start);
+            return result;
+        };
     }
 
     /** Whether a call within {@code boundNanos} can run on the caller's thread: the provider's limit fits in it. */

@@ -358,6 +358,16 @@ final class WaitQueues implements AutoCloseable {
     }
 
     /**
+     * Wakes every waiter of every name, active or not, so that each looks at the client's state now rather than after
+     * its poll: the store became unreachable, and waits end with its error at once (R9.14).
+     */
+    void wakeAll() {
+        for (NameQueue queue : queues.values()) {
+            queue.waiters.forEach(Waiter::signal);
+        }
+    }
+
+    /**
      * The client is closing: wakes every waiter, so that it sees the closed client now rather than after its
      * poll, and closes every lingering subscription now, on the caller's thread. A name with waiters keeps its
      * subscription until its last waiter leaves, which closes it at once. No subscription is opened after this.

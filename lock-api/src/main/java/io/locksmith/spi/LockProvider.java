@@ -196,6 +196,14 @@ public interface LockProvider extends AutoCloseable {
      * provider, a change of the caller's predecessor counts. The callback must be fast; it is called from
      * the provider's own thread.
      *
+     * <p>"May have become free" covers every way a lock ends: a release by any client, and the expiry of its TTL in
+     * the store. A provider whose store announces a release but not an expiry (Redis publishes nothing when a key's
+     * TTL runs out, unless keyspace notifications are configured) must time the expiry itself: while a subscription
+     * lasts, read the lock's remaining TTL and call back once it has run out, reading again after every call back,
+     * since a renewal or a new holder moves the expiry. Without that, a waiter learns of a crashed holder's expiry
+     * only at its next poll (SPEC R7.4, R7.8). Each subscription is called on its own and ends only when its own
+     * handle is closed, whatever other subscriptions to the name do (R7.10).
+     *
      * @throws UnsupportedOperationException if the provider cannot notify
      */
     default AutoCloseable subscribe(String name, Runnable onChange) {

@@ -7,6 +7,8 @@ import io.locksmith.tck.TckRule;
 import io.locksmith.tck.TckRunner;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.UriLockTck;
+import io.locksmith.tck.fault.DeploymentShape;
+import io.locksmith.tck.fault.FaultRule;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,13 +19,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** {@code lockctl tck}: the compatibility test kit against a live store. */
@@ -32,6 +35,8 @@ import java.util.concurrent.atomic.AtomicInteger;
                 "Runs every rule of the Locksmith TCK (docs/SPEC.md) against a live store of any scheme on the classpath, "
                         + "a custom backend jar included (java -cp lockctl.jar:my-backend.jar io.locksmith.lockctl.Lockctl tck ...).",
                 "Prints a rule-by-rule table and a summary. Exit code 1 if a required rule fails (or none passed).",
+                "The summary names the deployment's shape (one node or replicated) and the fault rules it needs beyond"
+                        + " these, which run only in a fault-kit class with the deployment's hooks (docs/TCK.md).",
                 "The rules write locks with test names: use a store no production system relies on."})
 final class TckCommand implements Callable<Integer> {
 
@@ -56,10 +61,24 @@ final class TckCommand implements Callable<Integer> {
                     + " (exit 2).")
     Double scale;
 
+    @Option(names = "--shape", paramLabel = "SHAPE",
+            description = "The deployment's shape: single, or replicated:N for N members (default: from the URI's"
+                    + " addresses; a cluster behind one address, or Sentinel's replicas, are not in the URI).")
+    String shapeOption;
+
+    /** The shape the verdict names, and where it was learnt. */
+    record Shape(DeploymentShape shape, String source) {
+        @Override
+        public String toString() {
+            return shape.toString();
+        }
+    }
+
     @Override
     @SuppressWarnings("try") // the resource is held for its scope only
     public Integer call() {
         String uri = store.uri();
+        Shape shape = shapeOf(uri, shapeOption);
         if (scale != null && !(scale > 0)) {
             throw new UsageException("--scale must be a positive number, was " + scale);
         }
@@ -95,9 +114,9 @@ final class TckCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         long requiredFailures = report.failures().stream().filter(TckCommand::isRequired).count();
         if (json) {
-            printJson(out, uri, report, requiredFailures);
+            printJson(out, uri, report, requiredFailures, shape);
         } else {
-            printTable(out, uri, report, requiredFailures);
+            printTable(out, uri, report, requiredFailures, shape);
         }
         boolean anyPassed = report.count(TckReport.Status.PASSED) > 0;
         return requiredFailures == 0 && anyPassed ? ExitCode.OK : ExitCode.CHECK_FAILED;
@@ -124,19 +143,15 @@ final class TckCommand implements Callable<Integer> {
 
     /** The kit's test methods for the given rule ids. */
     static List<String> testMethods(List<String> ruleIds) {
-        List<String> methods = new ArrayList<>();
+        List<TckRule> rules = new ArrayList<>();
         for (String id : ruleIds) {
             TckRule rule = TckRule.byId(id.strip()).orElseThrow(() -> new UsageException("--rule: unknown rule '" + id
                     + "'; rules look like R1.1 (see docs/SPEC.md)"));
-            for (Class<?> type = UriLockTck.class; type != null; type = type.getSuperclass()) {
-                for (Method method : type.getDeclaredMethods()) {
-                    if (method.getName().startsWith(rule.methodPrefix()) && !methods.contains(method.getName())) {
-                        methods.add(method.getName());
-                    }
-                }
+            if (!rules.contains(rule)) {
+                rules.add(rule);
             }
         }
-        return methods;
+        return TckRunner.testMethods(UriLockTck.class, rules);
     }
 
     /** Whether a result belongs to a required rule; a failure outside any rule (the kit could not start) counts as required. */
@@ -144,7 +159,67 @@ final class TckCommand implements Callable<Integer> {
         return TckRule.ofMethod(result.testName()).map(TckRule::isRequired).orElse(true);
     }
 
-    private static void printTable(PrintWriter out, String uri, TckReport report, long requiredFailures) {
+    /**
+     * The deployment's shape: {@code --shape} if given, else what the URI shows (its addresses; Sentinel and RedLock
+     * by scheme).
+     *
+     * @throws UsageException if {@code --shape} is neither {@code single} nor {@code replicated:N} with N at least 2
+     */
+    static Shape shapeOf(String uri, String option) {
+        if (option != null) {
+            String text = option.strip().toLowerCase(Locale.ROOT);
+            if (text.equals("single")) {
+                return new Shape(DeploymentShape.singleNode(), "as --shape says");
+            }
+            if (text.startsWith("replicated:")) {
+                try {
+                    int members = Integer.parseInt(text.substring("replicated:".length()));
+                    if (members >= 2) {
+                        return new Shape(DeploymentShape.replicated(members), "as --shape says");
+                    }
+                } catch (NumberFormatException e) {
+                    // reported below
+                }
+            }
+            throw new UsageException("--shape must be 'single' or 'replicated:N' with N members (2 or more), was '"
+                    + option + "'");
+        }
+        LockUri parsed = LockUri.parse(uri);
+        if (parsed.scheme().equals("mem")) {
+            return new Shape(DeploymentShape.singleNode(), "in this process, no network");
+        }
+        int addresses = parsed.rawHosts().size();
+        if (parsed.scheme().startsWith("redis-sentinel")) {
+            return new Shape(DeploymentShape.replicated(Math.max(2, addresses)), "a primary and its replicas behind"
+                    + " Sentinel, whose members the URI does not list: --shape replicated:N says how many");
+        }
+        if (addresses >= 2) {
+            return new Shape(DeploymentShape.replicated(addresses), "from the URI's " + addresses + " addresses");
+        }
+        return new Shape(DeploymentShape.singleNode(), "from the URI's " + (addresses == 0 ? "lack of an address" : "one address")
+                + "; a cluster behind one address is not seen: --shape replicated:N says it is one");
+    }
+
+    /** The fault rules the shape requires, which lockctl tck does not run: R7.7, R8.10, then R9 in order. */
+    static List<FaultRule> faultRulesNotRun(DeploymentShape shape) {
+        return shape.requiredRules().stream()
+                .sorted((a, b) -> compareRuleIds(a.id(), b.id()))
+                .collect(Collectors.toList());
+    }
+
+    private static String faultRulesLine(Shape shape) {
+        List<FaultRule> rules = faultRulesNotRun(shape.shape());
+        String ids = rules.stream().map(FaultRule::id).collect(Collectors.joining(", "));
+        String partitions = shape.shape().isReplicated()
+                ? " Until R9.6, R9.9 and R9.10 (a member killed, cut from its peers, frozen) pass there, this verdict says"
+                        + " nothing about how a replicated store behaves when its members fail or split."
+                : "";
+        return "Deployment: " + shape + " (" + shape.source() + "). Its fault rules (" + ids + ") are not run by"
+                + " lockctl tck: they need a fault-kit class (LockFaultTck) with the deployment's hooks, see docs/TCK.md."
+                + partitions;
+    }
+
+    private static void printTable(PrintWriter out, String uri, TckReport report, long requiredFailures, Shape shape) {
         Table table = new Table("RULE", "STATUS", "TEST", "TIME", "MESSAGE");
         List<TckReport.RuleResult> results = new ArrayList<>(report.results());
         results.sort((a, b) -> compareRuleIds(a.ruleId(), b.ruleId()));
@@ -154,7 +229,8 @@ final class TckCommand implements Callable<Integer> {
         }
         table.print(out);
         boolean passed = requiredFailures == 0 && report.count(TckReport.Status.PASSED) > 0;
-        out.println("TCK " + (passed ? "PASSED" : "FAILED") + " on " + LockUri.redact(uri) + ": "
+        out.println(faultRulesLine(shape));
+        out.println("TCK " + (passed ? "PASSED" : "FAILED") + " on " + LockUri.redact(uri) + " (" + shape + "): "
                 + report.count(TckReport.Status.PASSED) + " passed, " + report.count(TckReport.Status.FAILED) + " failed, "
                 + report.count(TckReport.Status.SKIPPED) + " skipped");
         long optionalFailures = report.failures().size() - requiredFailures;
@@ -167,7 +243,7 @@ final class TckCommand implements Callable<Integer> {
 
     }
 
-    private static void printJson(PrintWriter out, String uri, TckReport report, long requiredFailures) {
+    private static void printJson(PrintWriter out, String uri, TckReport report, long requiredFailures, Shape shape) {
         List<Object> results = new ArrayList<>();
         for (TckReport.RuleResult result : report.results()) {
             Map<String, Object> item = new LinkedHashMap<>();
@@ -187,6 +263,12 @@ final class TckCommand implements Callable<Integer> {
         counts.put("failed", report.count(TckReport.Status.FAILED));
         counts.put("skipped", report.count(TckReport.Status.SKIPPED));
         document.put("counts", counts);
+        Map<String, Object> deployment = new LinkedHashMap<>();
+        deployment.put("shape", shape.shape().isReplicated() ? "replicated" : "single");
+        deployment.put("members", shape.shape().members());
+        deployment.put("source", shape.source());
+        deployment.put("faultRulesNotRun", faultRulesNotRun(shape.shape()).stream().map(FaultRule::id).toList());
+        document.put("deployment", deployment);
         document.put("results", results);
         out.println(Json.write(document));
     }

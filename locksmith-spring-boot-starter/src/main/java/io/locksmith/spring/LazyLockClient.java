@@ -153,6 +153,11 @@ final class LazyLockClient implements LockClient {
     }
 
     @Override
+    public Optional<LockInfo> inspect(String name, Duration timeout) {
+        return connected(name).inspect(name, timeout);
+    }
+
+    @Override
     public List<LockInfo> list(String prefix, Duration timeout) {
         return connected(prefix).list(prefix, timeout);
     }

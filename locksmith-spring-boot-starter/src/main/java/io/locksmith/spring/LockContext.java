@@ -17,7 +17,10 @@ import java.util.Optional;
  * }</pre>
  * Nested {@code @Locked} methods stack: the innermost one's lease is current, and the outer one's again when it
  * returns. The context is per thread: work handed to another thread does not see it (pass the lease or the
- * token along explicitly).
+ * token along explicitly). In a {@code @Locked} method returning {@code CompletableFuture}, {@code Mono} or
+ * {@code Flux} it is set while the method itself runs, not in the work it starts: read the token there, or use
+ * {@code ReactiveLocks.currentLease()} (locksmith-reactor) inside a {@code Mono} or {@code Flux}, also from a Kotlin
+ * suspend function ({@code ReactiveLocks.currentLease().awaitSingle()}).
  */
 public final class LockContext {
 

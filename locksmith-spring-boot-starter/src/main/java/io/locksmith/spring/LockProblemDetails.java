@@ -15,8 +15,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import java.time.Duration;
 
 /**
- * Answers lock failures that reach a Spring MVC controller with an RFC 9457 {@link ProblemDetail} instead of a
- * 500 and a stack trace:
+ * Answers lock failures that reach a Spring MVC or Spring WebFlux controller with an RFC 9457 {@link ProblemDetail}
+ * instead of a 500 and a stack trace (on WebFlux also when the failure is the error of the {@code Mono} or
+ * {@code Flux} a controller returned):
  * <ul>
  * <li>{@link LockTimeoutException} (the lock stayed busy for the whole wait): {@code 409 Conflict} (or the
  *     status set in {@code locksmith.web.lock-timeout-status}) with {@code Retry-After};</li>

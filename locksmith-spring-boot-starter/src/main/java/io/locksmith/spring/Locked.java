@@ -20,12 +20,26 @@ import java.lang.annotation.Target;
  *
  * <h2>Acquire and release</h2>
  * The lock is acquired before the method runs, waiting at most {@link #waitTime()}, and released when it returns
- * or throws. If it is not obtained (busy for the whole wait, or a store error) the method does not run, and the
+ * or throws; for a method whose work goes on after it returns, when that work ends (see "Asynchronous methods"). If it is not obtained (busy for the whole wait, or a store error) the method does not run, and the
  * failure strategy decides the outcome: by default a {@link io.locksmith.LockTimeoutException} or
  * {@link io.locksmith.LockStoreException} naming the lock is thrown; with {@link OnFailure#SKIP} the call returns
  * {@code null} (an empty {@code Optional} for {@code Optional} methods); a {@link LockFailureHandler} bean may
  * decide instead ({@link #failureHandler()}). Re-entry from the same thread (a {@code @Locked} method calling
  * another with the same name) is counted locally and shares the fencing token.
+ *
+ * <h2>Asynchronous methods</h2>
+ * A method returning {@code CompletableFuture} or {@code CompletionStage}, {@code Mono} or {@code Flux}, and a Kotlin
+ * suspend function, holds the lock until its asynchronous result ends: the stage completes, the {@code Mono} or
+ * {@code Flux} completes, fails or is cancelled, the suspend function returns, throws or is cancelled. The lock is
+ * acquired without blocking a thread ({@link io.locksmith.DistributedLock#acquireAsync}), and the method runs only once
+ * it is granted: a {@code Mono} or {@code Flux} method when its result is subscribed, a {@code CompletionStage} method
+ * on the application's task executor ({@code applicationTaskExecutor}) unless the lock was free at once. A lock not
+ * obtained arrives through the result (an error signal, a failed future) under the failure strategy. {@code Mono},
+ * {@code Flux} and suspend functions need {@code io.locksmith:locksmith-reactor} on the class path (suspend functions
+ * also {@code kotlinx-coroutines-reactor} and {@code kotlin-reflect}, as Spring AOP does); every other asynchronous
+ * return type ({@code Future}, {@code ParallelFlux}, any other {@code Publisher}, RxJava, Kotlin {@code Flow} or
+ * {@code Deferred} from a plain function) is refused at startup, wherever it sits in the type's hierarchy. Leases of
+ * asynchronous methods are never re-entered: a nested {@code @Locked} call with the same name waits for them.
  *
  * <h2>On a type</h2>
  * On a class, the annotation guards every public method the class declares (not those of {@code Object}); an
@@ -39,9 +53,8 @@ import java.lang.annotation.Target;
  *
  * <h2>Rules</h2>
  * The annotation works through a Spring proxy: on public (or protected) methods of beans, called from another
- * bean (a call through {@code this} bypasses the proxy, as with {@code @Transactional}). Methods returning a
- * {@code CompletionStage}, {@code Future} or reactive {@code Publisher} are refused at startup: the lock would
- * be released when the method returns, before the asynchronous work ends. Bad durations, unparsable names and
+ * bean (a call through {@code this} bypasses the proxy, as with {@code @Transactional}). Bad durations, unparsable
+ * names and
  * unsupported return types fail when the application starts, naming the method, and so does a name that refers to
  * a {@code #variable} that is not a parameter of the method. By default the lock advisor
  * runs outside {@code @Transactional}, so a transaction commits before its lock is released.

@@ -27,8 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 import java.util.function.UnaryOperator;
 
 /**
@@ -53,9 +51,30 @@ final class LockedMethod {
     private final Locked.Renewal renewal;
     private final FailureStrategy failureStrategy;
     private final String failureHandler;
+    private final Execution execution;
 
     /** What a call does when its lock is not obtained, as resolved from the annotation and the configuration. */
     enum FailureStrategy { THROW, SKIP, HANDLER }
+
+    /** How long the lock is held, by what the method returns. */
+    enum Execution {
+        /** Until the method returns or throws: a blocking acquire, with re-entry on the calling thread. */
+        BLOCKING,
+        /** Until the returned {@code CompletableFuture}/{@code CompletionStage} completes: an asynchronous acquire. */
+        COMPLETION_STAGE,
+        /** For the lifetime of the returned {@code Mono}, through locksmith-reactor. */
+        MONO,
+        /** For the lifetime of the returned {@code Flux}, through locksmith-reactor. */
+        FLUX,
+        /** A Kotlin suspend function: for the lifetime of the {@code Mono} Spring AOP runs it as. */
+        SUSPENDING,
+        /** A Kotlin suspend function returning a {@code Flow}: for the lifetime of the {@code Flux} it runs as. */
+        SUSPENDING_FLOW;
+
+        boolean isReactive() {
+            return this == MONO || this == FLUX || this == SUSPENDING || this == SUSPENDING_FLOW;
+        }
+    }
 
     /**
      * The configured failure strategy of methods that choose none ({@code locksmith.annotation.on-failure} and
@@ -100,7 +119,8 @@ final class LockedMethod {
         if (lease != null && maxHold != null && maxHold.compareTo(lease) < 0) {
             throw invalid("maxHold (" + maxHold + ") must not be shorter than leaseTime (" + lease + ")", null);
         }
-        checkReturnType();
+        this.execution = AsyncReturnTypes.executionOf(method, this::invalid);
+        checkSkippable();
     }
 
     /**
@@ -123,6 +143,11 @@ final class LockedMethod {
 
     FailureStrategy failureStrategy() {
         return failureStrategy;
+    }
+
+    /** How long the lock is held: until the method returns, or until the asynchronous result it returns ends. */
+    Execution execution() {
+        return execution;
     }
 
     /** The {@link LockFailureHandler} bean name under {@link FailureStrategy#HANDLER}, else null. */
@@ -200,7 +225,7 @@ final class LockedMethod {
         return value.toString();
     }
 
-    /** What a skipped call returns. */
+    /** What a skipped call returns (for asynchronous methods: what their result completes with). */
     Object skippedResult() {
         return method.getReturnType() == Optional.class ? Optional.empty() : null;
     }
@@ -233,29 +258,13 @@ final class LockedMethod {
         return value;
     }
 
-    private void checkReturnType() {
+    private void checkSkippable() {
         Class<?> type = method.getReturnType();
-        if (CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)
-                || isReactive(type)) {
-            throw invalid("returns " + type.getSimpleName() + ": the lock would be released when the method returns,"
-                    + " before the asynchronous work ends; lock inside the asynchronous work instead", null);
-        }
         if (failureStrategy == FailureStrategy.SKIP && type.isPrimitive() && type != void.class) {
             throw invalid("the failure strategy SKIP (onFailure, or locksmith.annotation.on-failure) needs a void,"
                     + " Optional or object return type, not " + type
                     + " (a skipped call has no value to return)", null);
         }
-    }
-
-    private static boolean isReactive(Class<?> type) {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            for (Class<?> i : c.getInterfaces()) {
-                if (i.getName().equals("org.reactivestreams.Publisher")) {
-                    return true;
-                }
-            }
-        }
-        return type.getName().equals("org.reactivestreams.Publisher");
     }
 
     /**
@@ -268,7 +277,8 @@ final class LockedMethod {
         String[] names = PARAMETER_NAMES.getParameterNames(method);
         Map<String, Integer> known = new LinkedHashMap<>();
         for (int i = 0; i < method.getParameterCount(); i++) {
-            if (names != null) {
+            // A Kotlin suspend function's names (from Kotlin reflection) leave out its last, Continuation, parameter.
+            if (names != null && i < names.length) {
                 known.put(names[i], i);
             }
             known.put("p" + i, i);
@@ -298,7 +308,8 @@ final class LockedMethod {
         List<String> described = new ArrayList<>();
         Class<?>[] types = method.getParameterTypes();
         for (int i = 0; i < types.length; i++) {
-            described.add((names != null ? "#" + names[i] + " or " : "") + "#p" + i + " (" + types[i].getSimpleName() + ")");
+            described.add((names != null && i < names.length ? "#" + names[i] + " or " : "") + "#p" + i + " ("
+                    + types[i].getSimpleName() + ")");
         }
         return "its parameters are " + String.join(", ", described)
                 + (names == null ? "; parameter names are not compiled in, so only #p0, #p1, ... work (compile with"
@@ -335,7 +346,7 @@ final class LockedMethod {
                 : "";
     }
 
-    private LockConfigurationException invalid(String problem, Throwable cause) {
+    LockConfigurationException invalid(String problem, Throwable cause) {
         return new LockConfigurationException("@Locked on " + method.getDeclaringClass().getName() + "."
                 + method.getName() + ": " + problem, cause);
     }

@@ -13,6 +13,7 @@ import org.springframework.core.annotation.AnnotationUtils;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -43,10 +44,11 @@ public final class LockedMethodAdvisor extends AbstractPointcutAdvisor {
     private final transient Advice advice;
 
     LockedMethodAdvisor(ObjectProvider<LockClient> client, Supplier<Duration> defaultWait, BeanFactory beanFactory,
-                        UnaryOperator<String> placeholders, LockedMethod.FailureDefaults failureDefaults, int order) {
+                        UnaryOperator<String> placeholders, LockedMethod.FailureDefaults failureDefaults, int order,
+                        Supplier<Executor> asyncExecutor) {
         this.methods = new LockedMethods(placeholders, failureDefaults);
         this.advice = new LockedMethodInterceptor(methods, client, defaultWait, new BeanFactoryResolver(beanFactory),
-                beanFactory);
+                beanFactory, asyncExecutor);
         setOrder(order);
     }
 

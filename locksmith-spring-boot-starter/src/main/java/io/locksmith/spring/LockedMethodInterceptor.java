@@ -1,5 +1,6 @@
 package io.locksmith.spring;
 
+import io.locksmith.DistributedLock;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockException;
@@ -16,6 +17,7 @@ import org.springframework.util.ClassUtils;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /** Runs a {@link Locked} method under its lock; see {@link Locked} for the contract. */
@@ -27,14 +29,17 @@ final class LockedMethodInterceptor implements MethodInterceptor {
     private final Supplier<Duration> defaultWait;
     private final BeanResolver beans;
     private final BeanFactory beanFactory;
+    /** Where a CompletionStage method runs once a lock it waited for is granted. */
+    private final Supplier<Executor> asyncExecutor;
 
     LockedMethodInterceptor(LockedMethods methods, ObjectProvider<LockClient> client, Supplier<Duration> defaultWait,
-                            BeanResolver beans, BeanFactory beanFactory) {
+                            BeanResolver beans, BeanFactory beanFactory, Supplier<Executor> asyncExecutor) {
         this.methods = methods;
         this.client = client;
         this.defaultWait = defaultWait;
         this.beans = beans;
         this.beanFactory = beanFactory;
+        this.asyncExecutor = asyncExecutor;
     }
 
     @Override
@@ -49,6 +54,9 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         LockClient locks = client.getObject();
         String name = locked.lockName(invocation.getArguments(), target, targetClass, beans);
         Duration wait = locked.waitTime().orElseGet(defaultWait);
+        if (locked.execution() != LockedMethod.Execution.BLOCKING) {
+            return invokeAsync(locked, invocation, locks, name, wait);
+        }
         Lease lease;
         try {
             LockOptions options = locked.overridesOptions() ? locked.options(locks.lock(name).options()) : null;
@@ -57,6 +65,47 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             return onFailure(locked, invocation, name, wait, notObtained);
         }
         return LockedExecution.runHolding(lease, locked.shortName(), invocation::proceed);
+    }
+
+    /**
+     * A method whose work goes on after it returns: the lock is acquired without blocking, the method runs once it is
+     * granted, and the lock is held until the asynchronous result ends. Failures arrive through that result.
+     */
+    private Object invokeAsync(LockedMethod locked, MethodInvocation invocation, LockClient locks, String name,
+                               Duration wait) {
+        AsyncLockedCall call = new AsyncLockedCall() {
+            @Override
+            public DistributedLock lock() {
+                return locked.overridesOptions() ? locks.lock(name, locked.options(locks.lock(name).options()))
+                        : locks.lock(name);
+            }
+
+            @Override
+            public Duration waitTime() {
+                return wait;
+            }
+
+            @Override
+            public Object proceed(Lease lease) throws Throwable {
+                return invocation.proceed();
+            }
+
+            @Override
+            public Object notObtained(LockException cause) {
+                return onFailure(locked, invocation, name, wait, cause);
+            }
+
+            @Override
+            public String what() {
+                return locked.shortName();
+            }
+        };
+        return switch (locked.execution()) {
+            case COMPLETION_STAGE -> CompletionStageLocking.call(call, asyncExecutor.get());
+            case MONO, SUSPENDING -> ReactiveLocking.mono(call);
+            case FLUX, SUSPENDING_FLOW -> ReactiveLocking.flux(call);
+            case BLOCKING -> throw new IllegalStateException("not asynchronous: " + locked);
+        };
     }
 
     private Object onFailure(LockedMethod locked, MethodInvocation invocation, String name, Duration wait,

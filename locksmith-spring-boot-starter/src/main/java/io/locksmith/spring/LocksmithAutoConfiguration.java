@@ -18,8 +18,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * Auto-configures a {@link LockClient} from the {@code locksmith.*} properties (closed on shutdown), the
@@ -65,6 +68,9 @@ public class LocksmithAutoConfiguration {
         return new LockEventLogger();
     }
 
+    /** Spring Boot's task executor bean (TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME). */
+    private static final String APPLICATION_TASK_EXECUTOR = "applicationTaskExecutor";
+
     /** The {@link Locked @Locked} support. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty(name = "locksmith.annotation.enabled", matchIfMissing = true)
@@ -81,7 +87,21 @@ public class LocksmithAutoConfiguration {
             int order = environment.getProperty("locksmith.annotation.order", Integer.class,
                     LockedMethodAdvisor.DEFAULT_ORDER);
             return new LockedMethodAdvisor(client, () -> defaultWait(properties), beanFactory,
-                    environment::resolveRequiredPlaceholders, failureDefaults(environment), order);
+                    environment::resolveRequiredPlaceholders, failureDefaults(environment), order,
+                    SingletonSupplier.of(() -> asyncExecutor(beanFactory)));
+        }
+
+        /**
+         * Where a {@code CompletionStage} method runs once its lock is granted: the application's task executor (Spring
+         * Boot's {@code applicationTaskExecutor}), else CompletableFuture's default pool. Never the lock client's
+         * threads, which the method might block.
+         */
+        private static Executor asyncExecutor(BeanFactory beanFactory) {
+            if (beanFactory.containsBean(APPLICATION_TASK_EXECUTOR)
+                    && beanFactory.isTypeMatch(APPLICATION_TASK_EXECUTOR, Executor.class)) {
+                return beanFactory.getBean(APPLICATION_TASK_EXECUTOR, Executor.class);
+            }
+            return ForkJoinPool.commonPool();
         }
 
         /** Once every singleton (and so every proxy) exists: each failure handler a @Locked method names is a bean. */

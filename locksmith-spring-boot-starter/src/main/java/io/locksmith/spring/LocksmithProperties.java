@@ -66,7 +66,7 @@ public class LocksmithProperties {
     private final Health health = new Health();
     private final Web web = new Web();
 
-    /** How lock failures are answered in Spring MVC applications. */
+    /** How lock failures are answered in Spring MVC and Spring WebFlux applications. */
     public static class Web {
         /** Whether lock failures reaching a controller are answered with problem details (409/503). */
         private boolean problemDetails = true;

@@ -116,7 +116,7 @@ class LockedAnnotationTest {
 
     static class AsyncService {
         @Locked(name = "'x'")
-        public java.util.concurrent.CompletableFuture<String> work() {
+        public java.util.concurrent.Future<String> work() {
             return null;
         }
     }
@@ -213,7 +213,7 @@ class LockedAnnotationTest {
                 .isInstanceOf(LockConfigurationException.class).hasMessageContaining("BadService.work")
                 .hasMessageContaining("3 seconds"));
         runner.withBean(AsyncService.class).run(context -> assertThat(context).getFailure().rootCause()
-                .hasMessageContaining("CompletableFuture"));
+                .hasMessageContaining("AsyncService.work").hasMessageContaining("java.util.concurrent.Future"));
     }
 
     @Test

@@ -63,6 +63,14 @@ public interface Deployment extends AutoCloseable {
     default void restartNode() {
     }
 
+    /**
+     * Restarts the store's one server as a crash and recovery would (kill -9, started again on the same address with
+     * what its configuration keeps) and returns once it serves clients again (fault rule R9.19).
+     */
+    default void restartStore() {
+        throw new UnsupportedOperationException(name() + " has no single server to restart");
+    }
+
     /** From now on, writes to the primary do not reach the replica {@link #failOver()} will promote. */
     default void stopReplication() {
     }

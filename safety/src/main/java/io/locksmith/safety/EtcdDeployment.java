@@ -312,6 +312,17 @@ public final class EtcdDeployment implements Deployment {
         killed = leader;
     }
 
+    /** The one member killed and started again on its data directory, once it serves linearizable reads. */
+    @Override
+    public void restartStore() {
+        if (members.size() != 1) {
+            throw new UnsupportedOperationException(name() + " restarts a member at a time (killNode, restartNode)");
+        }
+        members.get(0).restart();
+        Servers.awaitState("the restarted etcd member serving linearizable reads", Duration.ofSeconds(30),
+                () -> linearizableRead(clientPorts.get(0)));
+    }
+
     @Override
     public void restartNode() {
         if (killed != null) {

@@ -56,6 +56,11 @@ public final class PostgresDeployment implements Deployment {
 
     @Override
     public void killNode() {
+        restartStore();
+    }
+
+    @Override
+    public void restartStore() {
         postgres.kill();
         postgres.restart();
         StoreServers.awaitPostgresReady(postgres);

@@ -13,6 +13,21 @@ public final class RedisSingleDeployment implements Deployment {
     static final String TIMEOUT = "timeout=300ms";
 
     private final ServerProcess redis = Servers.redis();
+    /** The clients' transport, {@code jedis} or {@code redisson}. */
+    private final String client;
+
+    public RedisSingleDeployment() {
+        this("jedis");
+    }
+
+    /** @param client the clients' transport, {@code jedis} or {@code redisson} */
+    public RedisSingleDeployment(String client) {
+        this.client = client;
+    }
+
+    private String transport() {
+        return "jedis".equals(client) ? "" : "&client=" + client;
+    }
 
     @Override
     public String name() {
@@ -21,12 +36,12 @@ public final class RedisSingleDeployment implements Deployment {
 
     @Override
     public String description() {
-        return "one redis-server 7 (persistence off), Jedis transport";
+        return "one redis-server 7 (persistence off), " + ("jedis".equals(client) ? "Jedis" : "Redisson") + " transport";
     }
 
     @Override
     public String uri() {
-        return "redis://127.0.0.1:" + redis.port() + "?" + TIMEOUT;
+        return "redis://127.0.0.1:" + redis.port() + "?" + TIMEOUT + transport();
     }
 
     @Override
@@ -41,7 +56,15 @@ public final class RedisSingleDeployment implements Deployment {
 
     @Override
     public String uriThrough(TcpProxy proxy) {
-        return "redis://127.0.0.1:" + proxy.port() + "?" + TIMEOUT;
+        return "redis://127.0.0.1:" + proxy.port() + "?" + TIMEOUT + transport();
+    }
+
+    /** Killed and started again on its port: without persistence it comes back empty. */
+    @Override
+    public void restartStore() {
+        redis.restart();
+        Servers.awaitState("the restarted redis-server answering PING", java.time.Duration.ofSeconds(20),
+                () -> Servers.redisCommand(redis.port(), "PING").equals("PONG"));
     }
 
     @Override

@@ -56,6 +56,15 @@ public final class ZooKeeperDeployment implements Deployment {
         return "zookeeper://127.0.0.1:" + proxy.port() + "/locksmith?" + PARAMETERS;
     }
 
+    /**
+     * Stopped and started again on its port and data directory ({@link EmbeddedZooKeeper#restart()}): its nodes and
+     * the sessions whose clients come back within their timeout survive, as on a real server's crash and recovery.
+     */
+    @Override
+    public void restartStore() {
+        server.restart();
+    }
+
     @Override
     public void close() {
         server.close();

@@ -2,6 +2,7 @@ package io.locksmith.safety;
 
 import io.locksmith.LockClient;
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.TcpProxy;
 
@@ -20,20 +21,24 @@ import java.util.function.Supplier;
 abstract class DeploymentFaultTck extends LockFaultTck {
 
     private final Supplier<Deployment> deploy;
+    private final DeploymentShape shape;
     private final TckTiming timing;
     private final Set<Fault> faults;
     private Deployment deployment;
 
     /**
      * @param deploy  starts the deployment
+     * @param shape   one node or several members (known before it starts): a single node also runs the restart of its
+     *                server (R9.19), through {@link Deployment#restartStore()}
      * @param timing  the deployment's timing ({@link Deployment#timing()}, known before it starts)
      * @param faults  the faults whose rules run here: {@code HOLDER_KILL} for R9.1 to R9.3 (victim JVMs),
      *                {@code CLIENT_PARTITION} for R9.4 and R9.5 (proxy); node kills are switched on by
      *                extending {@link NodeKillFaultTck} (or overriding {@link #killStoreNode()}), failovers by
      *                overriding {@link #failOver()}, minority partitions by extending {@link MinorityPartitionFaultTck}
      */
-    DeploymentFaultTck(Supplier<Deployment> deploy, TckTiming timing, Set<Fault> faults) {
+    DeploymentFaultTck(Supplier<Deployment> deploy, DeploymentShape shape, TckTiming timing, Set<Fault> faults) {
         this.deploy = Objects.requireNonNull(deploy);
+        this.shape = Objects.requireNonNull(shape);
         this.timing = Objects.requireNonNull(timing);
         this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
     }
@@ -43,6 +48,20 @@ abstract class DeploymentFaultTck extends LockFaultTck {
             deployment = closeAfterRule(deploy.get());
         }
         return deployment;
+    }
+
+    @Override
+    protected DeploymentShape deploymentShape() {
+        return shape;
+    }
+
+    /** A single node's server restarted ({@link Deployment#restartStore()}); a replicated deployment has none. */
+    @Override
+    protected void restartStore() {
+        if (shape.isReplicated()) {
+            throw new UnsupportedOperationException("restartStore()");
+        }
+        deployment().restartStore();
     }
 
     @Override

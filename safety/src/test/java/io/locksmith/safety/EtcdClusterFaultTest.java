@@ -1,5 +1,7 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.fault.DeploymentShape;
+
 import java.time.Duration;
 import java.util.Set;
 
@@ -11,7 +13,8 @@ import java.util.Set;
 class EtcdClusterFaultTest extends MinorityPartitionFaultTck {
 
     EtcdClusterFaultTest() {
-        super(() -> new EtcdDeployment(3), EtcdDeployment.TIMING, Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
+        super(() -> new EtcdDeployment(3), DeploymentShape.replicated(3), EtcdDeployment.TIMING,
+                Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
     @Override

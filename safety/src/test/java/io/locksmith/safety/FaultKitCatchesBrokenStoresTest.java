@@ -1,5 +1,7 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.fault.DeploymentShape;
+
 import org.junit.jupiter.api.Test;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -21,7 +23,7 @@ class FaultKitCatchesBrokenStoresTest {
     /** Redis, but the cut-off holder's client goes through {@link OverTrustingRedisFactory}. */
     static class OverTrustingRedisKit extends DeploymentFaultTck {
         OverTrustingRedisKit() {
-            super(RedisSingleDeployment::new, io.locksmith.tck.TckTiming.defaults(),
+            super(RedisSingleDeployment::new, DeploymentShape.singleNode(), io.locksmith.tck.TckTiming.defaults(),
                     Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
         }
 

@@ -1,6 +1,7 @@
 package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 
 import java.util.Set;
 import java.util.function.Supplier;
@@ -12,8 +13,8 @@ import java.util.function.Supplier;
  */
 abstract class MinorityPartitionFaultTck extends NodeKillFaultTck {
 
-    MinorityPartitionFaultTck(Supplier<Deployment> deploy, TckTiming timing, Set<Fault> faults) {
-        super(deploy, timing, faults);
+    MinorityPartitionFaultTck(Supplier<Deployment> deploy, DeploymentShape shape, TckTiming timing, Set<Fault> faults) {
+        super(deploy, shape, timing, faults);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 
 import java.util.Set;
 import java.util.function.Supplier;
@@ -11,8 +12,8 @@ import java.util.function.Supplier;
  */
 abstract class NodeKillFaultTck extends DeploymentFaultTck {
 
-    NodeKillFaultTck(Supplier<Deployment> deploy, TckTiming timing, Set<Fault> faults) {
-        super(deploy, timing, faults);
+    NodeKillFaultTck(Supplier<Deployment> deploy, DeploymentShape shape, TckTiming timing, Set<Fault> faults) {
+        super(deploy, shape, timing, faults);
     }
 
     @Override

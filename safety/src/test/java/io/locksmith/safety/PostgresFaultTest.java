@@ -1,6 +1,7 @@
 package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 
 import java.util.Set;
 
@@ -11,7 +12,8 @@ import java.util.Set;
 class PostgresFaultTest extends DeploymentFaultTck {
 
     PostgresFaultTest() {
-        super(PostgresDeployment::new, TckTiming.defaults(), Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
+        super(PostgresDeployment::new, DeploymentShape.singleNode(), TckTiming.defaults(),
+                Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.FaultRule;
 
 import java.time.Duration;
@@ -15,7 +16,8 @@ import java.util.Set;
 abstract class RedLockFaultTck extends MinorityPartitionFaultTck {
 
     RedLockFaultTck(int primaries) {
-        super(() -> new RedLockDeployment(primaries), TckTiming.defaults(), Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
+        super(() -> new RedLockDeployment(primaries), DeploymentShape.replicated(primaries), TckTiming.defaults(),
+                Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
     /** The lease running out on the primaries the holder's client was cut from, then the majority's acquire. */

@@ -1,6 +1,7 @@
 package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.FaultRule;
 
 import java.util.Map;
@@ -16,7 +17,8 @@ import java.util.Set;
 class RedisSentinelFaultTest extends DeploymentFaultTck {
 
     RedisSentinelFaultTest() {
-        super(RedisSentinelDeployment::new, TckTiming.defaults(), Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
+        super(RedisSentinelDeployment::new, DeploymentShape.replicated(2), TckTiming.defaults(),
+                Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.FaultRule;
 
 import java.util.Map;
@@ -15,7 +16,7 @@ import java.util.Set;
 class RedisSentinelRedissonFaultTest extends NodeKillFaultTck {
 
     RedisSentinelRedissonFaultTest() {
-        super(() -> new RedisSentinelDeployment(1, "redisson"), TckTiming.defaults(),
+        super(() -> new RedisSentinelDeployment(1, "redisson"), DeploymentShape.replicated(2), TckTiming.defaults(),
                 Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 

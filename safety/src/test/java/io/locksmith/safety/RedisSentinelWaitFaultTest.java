@@ -1,6 +1,7 @@
 package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.FaultRule;
 
 import java.util.Map;
@@ -25,7 +26,8 @@ class RedisSentinelWaitFaultTest extends NodeKillFaultTck {
                     + "the promoted replica needs a replica of its own to acknowledge grants; this deployment has one");
 
     RedisSentinelWaitFaultTest() {
-        super(() -> new RedisSentinelDeployment(1), TckTiming.defaults(), Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
+        super(() -> new RedisSentinelDeployment(1), DeploymentShape.replicated(2), TckTiming.defaults(),
+                Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
     @Override

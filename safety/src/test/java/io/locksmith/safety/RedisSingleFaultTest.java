@@ -1,6 +1,7 @@
 package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.fault.DeploymentShape;
 
 import java.util.Set;
 
@@ -8,6 +9,7 @@ import java.util.Set;
 class RedisSingleFaultTest extends DeploymentFaultTck {
 
     RedisSingleFaultTest() {
-        super(RedisSingleDeployment::new, TckTiming.defaults(), Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
+        super(RedisSingleDeployment::new, DeploymentShape.singleNode(), TckTiming.defaults(),
+                Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 }

@@ -1,5 +1,6 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.FaultRule;
 
 import java.util.Map;
@@ -9,7 +10,8 @@ import java.util.Set;
 class ZooKeeperEnsembleFaultTest extends NodeKillFaultTck {
 
     ZooKeeperEnsembleFaultTest() {
-        super(ZooKeeperEnsembleDeployment::new, ZooKeeperEnsembleDeployment.TIMING, Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
+        super(ZooKeeperEnsembleDeployment::new, DeploymentShape.replicated(3), ZooKeeperEnsembleDeployment.TIMING,
+                Set.of(Fault.HOLDER_KILL, Fault.CLIENT_PARTITION));
     }
 
     @Override

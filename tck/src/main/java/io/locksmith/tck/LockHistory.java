@@ -48,6 +48,11 @@ public final class LockHistory {
             this.grantedAt = grantedAt;
         }
 
+        /** The name of the lock held. */
+        public String name() {
+            return name;
+        }
+
         /** The holder was told (callback) that the lock is lost, now. */
         public void lostReported(String reason) {
             if (lostReportedAt == Long.MAX_VALUE) {

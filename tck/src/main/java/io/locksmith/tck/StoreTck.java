@@ -2,15 +2,14 @@ package io.locksmith.tck;
 
 import io.locksmith.LockClient;
 import io.locksmith.spi.LockProvider;
-import io.locksmith.spi.LockUri;
-import io.locksmith.spi.ProviderContext;
-import org.junit.jupiter.api.Nested;
+import io.locksmith.tck.kits.ListingKit;
+import io.locksmith.tck.kits.RegistryKit;
 
 /**
- * Every kit of this module on one store: the rules of {@link LockTck}, plus the listing kit ({@link ListingTck})
- * and the registry kit ({@link RegistryTck}) as JUnit {@link Nested} classes, so that one server start serves the
- * three kits. Extend it instead of {@link LockTck} when the provider offers {@link LockProvider#list(String)} and
- * {@link LockProvider#registry()}; it needs {@link #storeUri()}, and opens every client on it:
+ * Every kit of this module on one store: the rules of {@link LockTck}, plus the listing kit ({@link ListingKit})
+ * and the registry kit ({@link RegistryKit}), so that one server start serves the three. Extend it instead of
+ * {@link LockTck} when the provider offers {@link LockProvider#list(String)} and {@link LockProvider#registry()};
+ * it needs {@link #storeUri()}, and opens every client on it:
  * <pre>{@code
  * class MyStoreTckTest extends StoreTck {
  *     protected String storeUri() {
@@ -20,9 +19,10 @@ import org.junit.jupiter.api.Nested;
  * }</pre>
  *
  * <p>The listing kit opens its clients with {@link #newClient()}; the registry kit opens its providers on
- * {@link #storeUri()} with the factory {@link #storeFactory(String)} finds for the URI's scheme.
+ * {@link #storeUri()} with the factory {@link #storeFactory(String)} finds for the URI's scheme, each with a client
+ * id of its own. Like the rules, their tests are methods of the author's class, counted and reported under it.
  */
-public abstract class StoreTck extends LockTck {
+public abstract class StoreTck extends LockTck implements ListingKit, RegistryKit {
 
     /**
      * The URI of the store under test: every client and provider of the three kits is opened on it, so every
@@ -35,25 +35,5 @@ public abstract class StoreTck extends LockTck {
     @Override
     protected LockClient newClient() {
         return LockClient.open(storeUri());
-    }
-
-    /** The listing kit on the store of the enclosing kit. */
-    @Nested
-    class Listing extends ListingTck {
-        @Override
-        protected LockClient newClient() {
-            return StoreTck.this.newClient();
-        }
-    }
-
-    /** The registry kit on the store of the enclosing kit. */
-    @Nested
-    class Registry extends RegistryTck {
-        @Override
-        protected LockProvider newProvider() {
-            LockUri uri = LockUri.parse(storeUri());
-            return storeFactory(uri.scheme()).create(uri,
-                    new ProviderContext("locksmith-tck-registry", (grant, reason, cause) -> { }));
-        }
     }
 }

@@ -40,7 +40,9 @@ public enum TckRule {
             "renew and release must compare the holding's owner id (Owner.id()), never the client id"),
 
     R3_1("R3.1", Level.MUST, null, "A crashed holder's lock frees itself",
-            "acquire must set the TTL in the same atomic step as the owner"),
+            "acquire must set the TTL in the same atomic step as the owner; for a store whose leases the client"
+                    + " times (appliesTtl() false), release must free the lock when the client's release at the TTL"
+                    + " arrives"),
     R3_2("R3.2", Level.MUST, null, "No early expiry",
             "the store must keep a lock for the whole requested TTL; check the TTL unit (ms vs s) and rounding"),
     R3_3("R3.3", Level.MUST, null, "The store frees a lock at its TTL, and the holder knows first",
@@ -75,7 +77,12 @@ public enum TckRule {
     R6_1("R6.1", Level.MUST, null, "Renewal keeps a held lock alive past its TTL",
             "renew must extend the TTL to the requested time from now, and answer true"),
     R6_2("R6.2", Level.MUST, null, "Renewal stops at release",
-            "after release no renewal may touch the name; check for renewals of released grants"),
+            "the message says which of three steps failed. The renewing lease lost before its release: a renewal"
+                    + " answered false or came too late (see R6.1; if it passes alone and fails only on a loaded machine,"
+                    + " read docs/TCK.md 'Timing on a slow machine'). The lock not free at once after the release:"
+                    + " release must delete before it answers (R2.3). The next holder's fixed lease never running out:"
+                    + " a renewal of the released grant extended the new holder's lock (renew must compare the owner,"
+                    + " R2.2), or the store did not apply the new holder's TTL"),
     R6_3("R6.3", Level.MUST, null, "Renewal stops at the maximum hold",
             "the lock must run out at its TTL once renewals stop; check the TTL of the last renewal"),
     R6_4("R6.4", Level.MUST, null, "Loss is signalled when the store-side lock is gone",
@@ -124,7 +131,9 @@ public enum TckRule {
     R8_4("R8.4", Level.MUST, null, "Every valid name is usable, and distinct names are distinct locks",
             "escape names for the store ('/' in ZooKeeper paths, '*' or '{}' in Redis keys) injectively"),
     R8_5("R8.5", Level.MUST, null, "Generated distinct names are distinct locks",
-            "key locks by the exact name: no case folding, trimming, truncation, separator mapping or hashing"),
+            "key locks by the exact name: no case folding, trimming, truncation, separator mapping or hash that can"
+                    + " collide (String.hashCode); a key made of a cryptographic digest needs the name stored beside"
+                    + " the lock and compared"),
     R8_6("R8.6", Level.MUST, null, "Closing a client releases exactly its own holdings",
             "on close release only the client's current grants, owner-checked; never delete by name"),
     R8_7("R8.7", Level.MUST, null, "Inspect shows an expired lock as free",

@@ -12,8 +12,11 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 import java.io.PrintStream;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +59,28 @@ public final class TckRunner {
     public static TckReport run(Class<? extends LockTck> kit, Map<String, String> configuration, PrintStream progress,
                                 List<String> methodNames) {
         return run(kit, configuration, progress, methodNames, kit.getName());
+    }
+
+    /**
+     * The names of the test methods of {@code kit} that test {@code rules}, in the order of {@code rules}, as
+     * {@link #run(Class, Map, PrintStream, List)} takes them: every rule test of the kit, wherever it is declared
+     * (the rules of {@link LockTck} are the default methods of its kits in {@code io.locksmith.tck.kits}).
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the kit has no test for one of the rules
+     */
+    public static List<String> testMethods(Class<? extends LockTck> kit, Collection<TckRule> rules) {
+        Objects.requireNonNull(kit, "kit cannot be null");
+        List<String> names = new ArrayList<>();
+        for (TckRule rule : Objects.requireNonNull(rules, "rules cannot be null")) {
+            names.add(Arrays.stream(kit.getMethods())
+                    .filter(method -> method.isAnnotationPresent(org.junit.jupiter.api.Test.class))
+                    .map(Method::getName)
+                    .filter(name -> name.startsWith(rule.methodPrefix()))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(kit.getName() + " has no test of rule " + rule.id())));
+        }
+        return names;
     }
 
     private static TckReport run(Class<? extends LockTck> kit, Map<String, String> configuration, PrintStream progress,

@@ -1,6 +1,5 @@
 package io.locksmith.tck;
 
-import io.locksmith.LockClient;
 import io.locksmith.mem.MemStore;
 import io.locksmith.Capability;
 
@@ -8,8 +7,11 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.UUID;
 
-/** The kit against the in-JVM reference store: every required rule must pass. */
-class MemTck extends LockTck {
+/**
+ * Every kit against the in-JVM reference store, through {@link StoreTck} (the rules, the listing and the registry
+ * kit): every required rule must pass.
+ */
+class MemTck extends StoreTck {
 
     /**
      * What mem:// promises: fencing tokens and release notification. A {@code migrate:} provider over two mem://
@@ -19,11 +21,6 @@ class MemTck extends LockTck {
 
     /** One store per rule, as a test server per test would be. */
     private final String store = "tck-" + UUID.randomUUID();
-
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(storeUri());
-    }
 
     @Override
     protected String storeUri() {

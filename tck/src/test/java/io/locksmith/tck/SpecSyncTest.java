@@ -3,6 +3,18 @@ package io.locksmith.tck;
 import io.locksmith.Capability;
 import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
+import io.locksmith.tck.kits.AsyncKit;
+import io.locksmith.tck.kits.ExclusionKit;
+import io.locksmith.tck.kits.ExpiryKit;
+import io.locksmith.tck.kits.FencingKit;
+import io.locksmith.tck.kits.HistoryKit;
+import io.locksmith.tck.kits.HotLockKit;
+import io.locksmith.tck.kits.LifecycleKit;
+import io.locksmith.tck.kits.OwnershipKit;
+import io.locksmith.tck.kits.ReentryKit;
+import io.locksmith.tck.kits.RenewalKit;
+import io.locksmith.tck.kits.SpiFaultKit;
+import io.locksmith.tck.kits.WaitingKit;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -27,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Keeps docs/SPEC.md, the rule lists ({@link TckRule}, and {@link FaultRule} for the fault rules of R9) and the
- * test methods of {@link LockTck} and {@link LockFaultTck} in step.
+ * test methods of {@link LockTck} (its kits) and {@link LockFaultTck} in step.
  */
 class SpecSyncTest {
 
@@ -79,13 +91,44 @@ class SpecSyncTest {
         return rules;
     }
 
-    private static List<String> testMethods() {
-        return Stream.of(LockTck.class, ThreadsAndAsyncTck.class, HotLockTck.class, LockFaultTck.class)
-                .flatMap(kit -> Arrays.stream(kit.getDeclaredMethods()))
+    /** The rule tests of {@link LockTck} (the default methods of its kits), {@link LockFaultTck} and OutageFaultTck. */
+    private static List<Method> ruleTests() {
+        return Stream.of(Arrays.stream(LockTck.class.getMethods()),
+                        Arrays.stream(LockFaultTck.class.getDeclaredMethods()),
+                        Arrays.stream(io.locksmith.tck.fault.OutageFaultTck.class.getDeclaredMethods()))
+                .flatMap(methods -> methods)
                 .filter(m -> m.isAnnotationPresent(org.junit.jupiter.api.Test.class))
-                .map(Method::getName)
-                .sorted()
+                .sorted(java.util.Comparator.comparing(Method::getName))
                 .toList();
+    }
+
+    private static List<String> testMethods() {
+        return ruleTests().stream().map(Method::getName).toList();
+    }
+
+    /** The kit of each group of rules (docs/TCK.md): the place a new rule of the group goes. */
+    private static final Map<String, Class<?>> KIT_OF_GROUP = Map.of(
+            "R1", ExclusionKit.class, "R2", OwnershipKit.class, "R3", ExpiryKit.class, "R4", ReentryKit.class,
+            "R5", FencingKit.class, "R6", RenewalKit.class, "R7", WaitingKit.class, "R8", LifecycleKit.class,
+            "R9", SpiFaultKit.class, "R10", AsyncKit.class);
+
+    @Test
+    void eachRuleIsInTheKitOfItsGroup() {
+        List<String> problems = new ArrayList<>();
+        for (Method test : ruleTests()) {
+            if (test.getDeclaringClass() == LockFaultTck.class
+                    || test.getDeclaringClass() == io.locksmith.tck.fault.OutageFaultTck.class) {
+                continue;
+            }
+            String id = TckRule.idOfMethod(test.getName()).orElse("?");
+            Class<?> expected = id.equals("R1.5") ? HistoryKit.class : id.equals("R7.11") ? HotLockKit.class
+                    : KIT_OF_GROUP.get(id.substring(0, id.indexOf('.')));
+            if (test.getDeclaringClass() != expected) {
+                problems.add(test.getName() + " is in " + test.getDeclaringClass().getSimpleName() + ", not in "
+                        + (expected == null ? "a kit of its group" : expected.getSimpleName()));
+            }
+        }
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
 
     @Test

@@ -35,6 +35,17 @@ class TckRunnerTest {
     }
 
     @Test
+    void runsTheRulesOfEveryKitByTheirMethodNames() {
+        String uri = "mem://runner-nested-" + UUID.randomUUID();
+        TckReport report = TckRunner.run(UriLockTck.class, Map.of(UriLockTck.URI_PARAMETER, uri), System.out,
+                List.of("required_r1_1_onlyOneHolderAtATime", "required_r4_5_aNonReentrantLockNeverReenters",
+                        "required_r10_4_anAsyncWaiterGetsTheLockWhenItIsReleased"));
+        assertEquals(3, report.results().size(), report::toString);
+        assertEquals(TckReport.Status.PASSED, report.statusOf("R4.5").orElseThrow(), report::toString);
+        assertEquals(TckReport.Status.PASSED, report.statusOf("R10.4").orElseThrow(), report::toString);
+    }
+
+    @Test
     void theWholeKitPassesThroughTheUriRunner() {
         TckReport report = TckRunner.run("mem://runner-all-" + UUID.randomUUID(), System.out);
         assertTrue(report.passed(), report::toString);

@@ -62,7 +62,7 @@ final class ProbeCheck {
             if (client.capabilities().contains(Capability.FENCING)) {
                 findings.add(increasing ? Finding.ok("probe fencing", "tokens increased over " + ROUNDS + " holdings")
                         : Finding.fail("probe fencing", "a later holding got a token that was not greater",
-                        "the backend breaks SPEC rule 7: run lockctl tck against it"));
+                        "the backend breaks SPEC R5.1: run lockctl tck against it"));
             }
         }
         return findings;

@@ -9,13 +9,14 @@ import java.util.Optional;
 
 /**
  * Makes every failure of a fault rule name the rule, its title, where to look and its place in the spec:
- * "Rule R9.2 (...) violated: ...". Skips pass through unchanged.
+ * "Rule R9.2 (...) violated: ...". Skips, and a hook missing on a deployment that requires the rule (a failure of the
+ * kit class, which says so itself), pass through unchanged.
  */
 final class FaultRuleFailureMessages implements TestExecutionExceptionHandler {
 
     @Override
     public void handleTestExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
-        if (throwable instanceof TestAbortedException) {
+        if (throwable instanceof TestAbortedException || throwable instanceof MissingHookError) {
             throw throwable;
         }
         Optional<FaultRule> rule = context.getTestMethod().map(Method::getName).flatMap(FaultRule::ofMethod);

@@ -38,28 +38,43 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The fault rules of {@code docs/SPEC.md} (R9) as JUnit 5 tests: a holder killed, a holder paused past its
- * lease, a holder cut off from the store, an acquire whose answer is lost, a store node killed, a failover.
- * A backend author extends this class once per deployment and implements the hooks the deployment supports;
- * a rule whose hook is missing is skipped, naming the hook.
+ * lease, a holder cut off from the store, an acquire whose answer is lost, another client's work between two steps of
+ * a renewal, a release or an acquire, a store node killed, a failover, a store restarted.
+ * A backend author extends this class once per deployment, declares its {@linkplain #deploymentShape() shape} (one
+ * node or several members) and implements the hooks the deployment supports. A rule the shape requires whose hook is
+ * missing FAILS, saying how to give the hook; any other rule whose hook is missing is skipped, naming the hook.
  * <pre>{@code
  * class RedisFaultTest extends LockFaultTck {
  *     static ServerProcess redis = ...;
  *
+ *     protected DeploymentShape deploymentShape() { return DeploymentShape.singleNode(); }
  *     protected LockClient newClient() { return LockClient.open(victimUri()); }
  *     protected String victimUri() { return "redis://127.0.0.1:" + redis.port(); }
  *     protected String proxiedAddress() { return "127.0.0.1:" + redis.port(); }
  *     protected String uriThrough(TcpProxy proxy) { return "redis://127.0.0.1:" + proxy.port() + "?timeout=300ms"; }
+ *     protected void restartStore() { redis.restart(); awaitPing(redis); }
  * }
  * }</pre>
  *
  * <p>Faults are real: the victim holder runs in a child JVM ({@link VictimProcess}) that is stopped with
- * SIGSTOP or killed with SIGKILL; partitions and lost answers go through a {@link TcpProxy}; store nodes are
- * killed by the subclass (usually with {@code ServerProcess.kill()}). Rules await events; their bounds come
- * from {@link #timing()}. Each rule has a time-out, so a broken store cannot hang the kit.
+ * SIGSTOP or killed with SIGKILL; partitions, lost answers and requests held back go through a {@link TcpProxy};
+ * store nodes are killed and restarted by the subclass (usually with {@code ServerProcess.kill()} and
+ * {@code restart()}). Rules await events; their bounds come from {@link #timing()}. Each rule has a time-out, so a
+ * broken store cannot hang the kit.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @ExtendWith(FaultRuleFailureMessages.class)
 public abstract class LockFaultTck {
+
+    /**
+     * Runs each task on a thread of its own: the tasks of these rules block (a held-back store call, a wait for a
+     * lock), and the common pool, as small as the machine, would queue one behind another that waits for it.
+     */
+    private static final java.util.concurrent.Executor OWN_THREAD = task -> {
+        Thread thread = new Thread(task, "lock-fault-tck");
+        thread.setDaemon(true);
+        thread.start();
+    };
 
     /** How long a victim JVM may take to start and acquire (a cold JVM on a busy machine). */
     private static final Duration VICTIM_START = Duration.ofSeconds(30);
@@ -71,6 +86,14 @@ public abstract class LockFaultTck {
     protected abstract LockClient newClient();
 
     /**
+     * What this kit class runs against: {@link DeploymentShape#singleNode()} or
+     * {@link DeploymentShape#replicated(int) replicated(members)}. The shape decides which rules must run: a rule it
+     * requires whose hook this class does not give fails with how to give it ({@link DeploymentShape}), unless
+     * {@link #rulesNotRunHere()} says where it runs instead.
+     */
+    protected abstract DeploymentShape deploymentShape();
+
+    /**
      * The URI a child JVM opens to reach the same store as {@link #newClient()} (rules R9.1 to R9.3). The child
      * runs with this JVM's class path. Default: not supported, and those rules are skipped.
      */
@@ -79,8 +102,8 @@ public abstract class LockFaultTck {
     }
 
     /**
-     * The {@code host:port} of the store node a proxied client talks to (rules R9.4, R9.5); one node, so that
-     * cutting the proxy cuts the client off. Default: not supported.
+     * The {@code host:port} of the store node a proxied client talks to (rules R7.7, R8.10, R9.4, R9.5, R9.8); one
+     * node, so that cutting the proxy cuts the client off. Default: not supported.
      */
     protected String proxiedAddress() {
         throw new UnsupportedOperationException("proxiedAddress()");
@@ -90,7 +113,7 @@ public abstract class LockFaultTck {
      * The URI of a client that reaches the store only through {@code proxy} (which forwards to
      * {@link #proxiedAddress()}), usually the store URI with the proxy's port. Give it a store time-out well
      * below the TTL of {@link TckTiming#shortLease()} where the URI allows, so a cut-off call fails in time.
-     * Default: not supported, and rules R9.4 and R9.5 are skipped.
+     * Default: not supported, and rules R7.7, R8.10, R9.4, R9.5 and R9.8 are skipped.
      */
     protected String uriThrough(TcpProxy proxy) {
         throw new UnsupportedOperationException("uriThrough(TcpProxy)");
@@ -99,7 +122,7 @@ public abstract class LockFaultTck {
     /**
      * The {@code host:port} of every member a proxied client talks to, on a deployment of several (an etcd
      * cluster, a ZooKeeper ensemble, RedLock's masters): the kit puts a {@link TcpProxy} in front of each and
-     * cuts them together (rules R9.4, R9.5, R9.8). Default: {@link #proxiedAddress()} alone.
+     * cuts them together (rules R7.7, R8.10, R9.4, R9.5, R9.8). Default: {@link #proxiedAddress()} alone.
      */
     protected List<String> proxiedAddresses() {
         return List.of(proxiedAddress());
@@ -128,6 +151,16 @@ public abstract class LockFaultTck {
 
     /** Brings back the node {@link #killStoreNode()} killed. Default: nothing (the deployment stays degraded). */
     protected void restartStoreNode() {
+    }
+
+    /**
+     * Restarts the store as a crash and recovery would (rule R9.19): kills its server with -9 and starts it again on
+     * the same address with what its configuration keeps (its data directory; nothing for a Redis without
+     * persistence), and returns once it serves clients again. A single-node deployment must give it; a replicated one
+     * may (all members restarted). Default: not supported.
+     */
+    protected void restartStore() {
+        throw new UnsupportedOperationException("restartStore()");
     }
 
     /**
@@ -247,6 +280,7 @@ public abstract class LockFaultTck {
     @BeforeEach
     final void startRule() {
         timing = Objects.requireNonNull(timing(), "timing() returned null");
+        shape();
     }
 
     @AfterEach
@@ -650,6 +684,418 @@ public abstract class LockFaultTck {
         next.get().close();
     }
 
+    // ================================================================ another client between a provider's steps
+
+    @Test
+    void required_r9_16_aRenewalThatReachesTheStoreLateChangesNothingOfTheNextHoldersLock() {
+        List<String> addresses = requireHook(FaultRule.R9_16, this::proxiedAddresses);
+        TcpProxies proxy = proxiesTo(addresses);
+        String uri = requireHook(FaultRule.R9_16, () -> uriThrough(proxy.list()));
+        String name = name();
+        AtomicLong renewals = new AtomicLong();
+        LockClient holderClient = opened(() -> LockClient.builder().uri(uri).listener(event -> {
+            if (event.lockName().equals(name) && event.type() == LockEvent.Type.RENEWED) {
+                renewals.incrementAndGet();
+            }
+        }).build());
+        Lease lease = holderClient.lock(name, renewingShortLease()).acquire(timing.slack());
+        AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+        lease.onLost(lost::set);
+        // After a first renewal the client's connections are open and idle: what follows is the next renewal.
+        await("a first renewal").atMost(timing.shortLease().plus(timing.slack())).until(() -> renewals.get() > 0);
+        requireTrafficThrough(proxy, FaultRule.R9_16);
+        Belief belief = Belief.watch(lease);
+        try {
+            // The next exchange (a renewal, or its first step) goes through; whatever follows it is held back: the
+            // second step of a renewal made of two, and every later renewal. The lease runs out meanwhile.
+            proxy.holdRequestsAfterNextReply();
+            long armedAt = System.nanoTime();
+            await("a request of the holder held back").atMost(timing.shortLease().plus(timing.slack()))
+                    .until(() -> proxy.heldRequests() > 0);
+            long heldAt = System.nanoTime();
+            NextHolder next = takeOver(name, timing.shortLease().plus(timing.slack()), "while its holder's renewals were"
+                    + " held back by the network");
+            proxy.releaseRequests();
+            long releasedAt = System.nanoTime();
+            assertNextHolderUntouched("renewal", name, next, releasedAt, timing.shortLease());
+            await("the stale holder's onLost callback").atMost(timing.slack()).until(() -> lost.get() != null);
+            // For the record (docs quote these), from the moment the proxies were armed.
+            System.out.printf("R9.16 %s: first request held at +%d ms; next holder granted at +%d ms; stale requests"
+                            + " delivered at +%d ms; the stale holder was told %s%n", getClass().getSimpleName(),
+                    TimeUnit.NANOSECONDS.toMillis(heldAt - armedAt), TimeUnit.NANOSECONDS.toMillis(next.grantedAt() - armedAt),
+                    TimeUnit.NANOSECONDS.toMillis(releasedAt - armedAt), lost.get().reason());
+            assertFalse(lease.isHeld(), "the holder whose renewal reached the store after lock '" + name + "' was"
+                    + " granted to another client still sees its lease as held");
+            belief.stop();
+            assertTrue(belief.lastHeldCallStart() - next.grantedAt() < 0, "the holder whose renewals were held back"
+                    + " still believed it held lock '" + name + "' " + TimeUnit.NANOSECONDS.toMillis(
+                    belief.lastHeldCallStart() - next.grantedAt()) + " ms after another client was granted it: its late"
+                    + " renewal answered 'renewed'");
+            if (declares(holderClient, Capability.FENCING)) {
+                assertTrue(next.token() > lease.fencingToken(), "the next holder's token " + next.token()
+                        + " is not above the stale holder's " + lease.fencingToken());
+            }
+            next.lease().close();
+        } finally {
+            belief.stop();
+            proxy.releaseRequests();
+        }
+    }
+
+    @Test
+    void required_r9_17_aReleaseThatReachesTheStoreLateRemovesNothingOfTheNextHolders() {
+        List<String> addresses = requireHook(FaultRule.R9_17, this::proxiedAddresses);
+        requireHook(FaultRule.R9_17, () -> uriThrough(proxiesTo(addresses).list()));
+        // Two interleavings at once, on two names, each through its own proxies: the whole release held back, and
+        // a release whose first step is answered while what follows it is held back.
+        CompletableFuture<Void> whole = CompletableFuture.runAsync(() -> lateRelease(addresses, false), OWN_THREAD);
+        CompletableFuture<Void> split = CompletableFuture.runAsync(() -> lateRelease(addresses, true), OWN_THREAD);
+        joinBoth(whole, split);
+    }
+
+    /**
+     * Rule R9.17 on one name: a holder with a fixed short lease closes it while its requests are held back (all of
+     * them, or those after the release's first answer when {@code afterFirstStep}); another client takes the lock
+     * once the lease ran out; then the held requests reach the store.
+     */
+    private void lateRelease(List<String> addresses, boolean afterFirstStep) {
+        TcpProxies proxy = proxiesTo(addresses);
+        String uri = uriThrough(proxy.list());
+        String name = name();
+        AtomicLong releasedEvents = new AtomicLong();
+        LockClient holderClient = opened(() -> LockClient.builder().uri(uri).listener(event -> {
+            if (event.lockName().equals(name) && event.type() == LockEvent.Type.RELEASED) {
+                releasedEvents.incrementAndGet();
+            }
+        }).build());
+        // A fixed lease: no renewal shares the connection with the release.
+        Lease lease = holderClient.lock(name, fixedShortLease()).acquire(timing.slack());
+        requireTrafficThrough(proxy, FaultRule.R9_17);
+        String what = afterFirstStep ? "a release whose first step was answered and whose next steps were held back"
+                : "a release held back whole";
+        try {
+            if (afterFirstStep) {
+                proxy.holdRequestsAfterNextReply();
+            } else {
+                proxy.holdRequests();
+            }
+            long closedAt = System.nanoTime();
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(lease::close, OWN_THREAD);
+            if (!afterFirstStep) {
+                await("the release of lock '" + name + "' sent to the store").atMost(timing.slack())
+                        .until(() -> proxy.heldRequests() > 0);
+            }
+            NextHolder next = takeOver(name, timing.shortLease().plus(timing.slack()), "after " + what
+                    + " (lease " + timing.shortLease() + ")");
+            proxy.releaseRequests();
+            long releasedAt = System.nanoTime();
+            assertNextHolderUntouched(afterFirstStep ? "release (its second step)" : "release", name, next, releasedAt,
+                    timing.shortLease());
+            String outcome = "returned";
+            try {
+                closing.get(timing.slack().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // A store error is an honest "unknown" for a release that could not be answered in time.
+                outcome = "threw " + e.getCause().getClass().getSimpleName();
+                if (!(e.getCause() instanceof LockException)) {
+                    throw new AssertionError("closing the lease of lock '" + name + "' failed with " + e.getCause(),
+                            e.getCause());
+                }
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("closing the lease of lock '" + name + "' after " + what + " had not returned "
+                        + timing.slack() + " after the held requests were let through");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            System.out.printf("R9.17 %s, %s: next holder granted at +%d ms; late requests delivered at +%d ms;"
+                            + " close() %s%n", getClass().getSimpleName(), what,
+                    TimeUnit.NANOSECONDS.toMillis(next.grantedAt() - closedAt),
+                    TimeUnit.NANOSECONDS.toMillis(releasedAt - closedAt), outcome);
+            if (!afterFirstStep) {
+                // Sent before the lease ran out, it reached the store after another client had been granted the lock:
+                // it cannot have removed its own lock, so it must not say it did.
+                assertEquals(0, releasedEvents.get(), "the release of lock '" + name + "', held back until another"
+                        + " client held it, reported that it removed the lock (RELEASED) instead of reporting the loss");
+            }
+            next.lease().close();
+        } finally {
+            proxy.releaseRequests();
+        }
+    }
+
+    @Test
+    void required_r9_18_anAcquireCutBetweenItsStepsLeavesNoLockBehindItsTtl() {
+        List<String> addresses = requireHook(FaultRule.R9_18, this::proxiedAddresses);
+        TcpProxies proxy = proxiesTo(addresses);
+        String uri = requireHook(FaultRule.R9_18, () -> uriThrough(proxy.list()));
+        String name = name();
+        LockClient through = opened(() -> LockClient.open(uri));
+        // Open the connections first, so that the exchange let through is the acquire's first step, not a handshake.
+        through.lock(name + "-warm-up", longLease()).tryAcquire(timing.slack()).ifPresent(Lease::close);
+        requireTrafficThrough(proxy, FaultRule.R9_18);
+        Belief belief = null;
+        try {
+            proxy.holdRequestsAfterNextReply();
+            long startedAt = System.nanoTime();
+            CompletableFuture<Optional<Lease>> attempt = CompletableFuture.supplyAsync(
+                    () -> through.lock(name, renewingShortLease()).tryAcquire(), OWN_THREAD);
+            // Everything after the acquire's first answer stays back from now on, as if its client had died there.
+            await("the acquire's first step answered").atMost(timing.slack())
+                    .until(() -> attempt.isDone() || proxy.heldRequests() > 0);
+            Optional<Lease> outcome;
+            try {
+                outcome = outcomeOf(attempt, timing.slack());
+            } catch (LockException e) {
+                outcome = Optional.empty(); // ambiguous: its clean-up is held back too
+            }
+            Lease lease = outcome == null ? null : outcome.orElse(null);
+            if (lease != null) {
+                belief = Belief.watch(lease);
+            }
+            Duration bound = timing.shortLease().plus(timing.slack());
+            LockClient other = client();
+            Optional<Lease> got = tryAcquireAcrossStoreErrors(other, name, bound);
+            long grantedAt = System.nanoTime();
+            assertTrue(got.isPresent(), "lock '" + name + "' was still taken " + millisSince(startedAt) + " ms after an"
+                    + " acquire whose steps after its first answer never reached the store (its holder "
+                    + (lease != null ? "got a lease of " + timing.shortLease() : "was told " + describe(outcome))
+                    + "): the first step left a lock that outlives the TTL of " + timing.shortLease());
+            NextHolder next = new NextHolder(got.get(), got.get().fencingToken(), got.get().holder(), grantedAt);
+            System.out.printf("R9.18 %s: the acquire cut after its first answer gave %s; another client was granted"
+                    + " the lock at +%d ms%n", getClass().getSimpleName(), lease != null ? "a lease" : describe(outcome),
+                    TimeUnit.NANOSECONDS.toMillis(grantedAt - startedAt));
+            proxy.releaseRequests();
+            long releasedAt = System.nanoTime();
+            assertNextHolderUntouched("acquire (its later steps)", name, next, releasedAt, timing.shortLease());
+            if (belief != null) {
+                belief.stop();
+                assertTrue(belief.lastHeldCallStart() - grantedAt < 0, "the first client still believed it held lock '"
+                        + name + "' " + TimeUnit.NANOSECONDS.toMillis(belief.lastHeldCallStart() - grantedAt)
+                        + " ms after another client was granted it");
+                if (declares(other, Capability.FENCING)) {
+                    assertTrue(next.token() > lease.fencingToken(), "the next holder's token " + next.token()
+                            + " is not above the first holder's " + lease.fencingToken());
+                }
+                lease.close();
+            }
+            next.lease().close();
+        } finally {
+            if (belief != null) {
+                belief.stop();
+            }
+            proxy.releaseRequests();
+        }
+    }
+
+    private static String describe(Optional<Lease> outcome) {
+        return outcome == null ? "nothing within the slack" : outcome.isPresent() ? "it holds the lock" : "no lock";
+    }
+
+    /** The client that took the lock while a stale call was held back. */
+    private record NextHolder(Lease lease, long token, io.locksmith.HolderIdentity holder, long grantedAt) {
+    }
+
+    /**
+     * A client through the kit's proxies, opened again while opening fails with a store error, for up to the slack:
+     * a first connection that misses a short command time-out on a loaded machine is not what these rules test.
+     */
+    private LockClient opened(java.util.function.Supplier<LockClient> open) {
+        long deadline = System.nanoTime() + timing.slack().toNanos();
+        while (true) {
+            try {
+                return closing(open.get());
+            } catch (io.locksmith.LockStoreException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private NextHolder takeOver(String name, Duration bound, String situation) {
+        LockClient next = client();
+        long start = System.nanoTime();
+        Optional<Lease> got = tryAcquireAcrossStoreErrors(next, name, bound);
+        long grantedAt = System.nanoTime();
+        assertTrue(got.isPresent(), "nobody could take lock '" + name + "' within " + millisSince(start) + " ms "
+                + situation);
+        return new NextHolder(got.get(), got.get().fencingToken(), got.get().holder(), grantedAt);
+    }
+
+    /**
+     * The stale {@code call} was let through at {@code releasedAt}: the next holder's lock must keep its token, its
+     * holder and its lease, at once and until the stale call's TTL ({@code staleTtl}) has run out (a TTL the stale
+     * call set would have freed the lock by then), and nobody else may take it.
+     */
+    private void assertNextHolderUntouched(String call, String name, NextHolder next, long releasedAt, Duration staleTtl) {
+        LockClient observer = client();
+        long watchUntil = releasedAt + staleTtl.plus(timing.expiryPrecision()).toNanos();
+        do {
+            Optional<io.locksmith.LockInfo> info = observer.inspect(name);
+            long since = millisSince(releasedAt);
+            String after = " " + since + " ms after the stale " + call + " of the previous holder reached the store";
+            assertTrue(info.isPresent(), "the next holder's lock '" + name + "' (token " + next.token() + ") was gone"
+                    + after + ": the stale " + call + " removed it or cut its lease");
+            assertEquals(next.token(), info.get().fencingToken(), "the token of lock '" + name + "' changed" + after
+                    + ": the stale " + call + " rewrote the next holder's lock");
+            assertEquals(next.holder(), info.get().holder(), "the holder of lock '" + name + "' changed" + after);
+            Optional<Duration> ttl = info.get().timeToLive();
+            if (ttl.isPresent()) {
+                Duration expected = timing.longLease().minusNanos(System.nanoTime() - next.grantedAt());
+                assertTrue(ttl.get().compareTo(expected.minus(timing.slack())) >= 0, "the next holder's lease of lock '"
+                        + name + "' was cut to " + ttl.get().toMillis() + " ms" + after + " (it asked for "
+                        + timing.longLease() + " " + millisSince(next.grantedAt()) + " ms before): the stale " + call
+                        + " set its own TTL on the next holder's lock");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // a store's expiry announces nothing: poll
+        } while (System.nanoTime() - watchUntil < 0);
+        assertTrue(observer.lock(name, longLease()).tryAcquire().isEmpty(), "another client took lock '" + name
+                + "' from its holder after the stale " + call + " of the previous holder reached the store");
+        assertTrue(next.lease().isHeld(), "the next holder of lock '" + name + "' lost it after the stale " + call
+                + " of the previous holder reached the store");
+    }
+
+    /** Until when a holder believed it held its lease: {@code isHeld()} polled, dated by when each call began. */
+    private static final class Belief {
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final AtomicLong lastHeldCallStart = new AtomicLong();
+        private final CompletableFuture<Void> watching;
+
+        private Belief(Lease lease) {
+            lastHeldCallStart.set(System.nanoTime());
+            watching = CompletableFuture.runAsync(() -> {
+                while (!stop.get()) {
+                    long callStart = System.nanoTime();
+                    if (lease.isHeld()) {
+                        lastHeldCallStart.set(callStart);
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            }, OWN_THREAD);
+        }
+
+        static Belief watch(Lease lease) {
+            return new Belief(lease);
+        }
+
+        void stop() {
+            stop.set(true);
+            watching.join();
+        }
+
+        long lastHeldCallStart() {
+            return lastHeldCallStart.get();
+        }
+    }
+
+    /**
+     * A client of {@code uriThrough(...)} whose traffic does not pass the kit's proxies reaches the store some other
+     * way: every proxy rule would then test nothing.
+     */
+    private static void requireTrafficThrough(TcpProxies proxy, FaultRule rule) {
+        if (proxy.forwardedChunks() == 0) {
+            throw new AssertionError("the client of uriThrough(...) used the store without a byte through the kit's"
+                    + " proxies " + proxy.addressMap() + ": it reaches the store around them (a member list or announced"
+                    + " addresses it learnt from the store?), so rule " + rule.id() + " cannot cut it. Keep it on the"
+                    + " proxies (TcpProxies.addressMap(), docs/TCK.md)");
+        }
+    }
+
+    private static void joinBoth(CompletableFuture<Void> first, CompletableFuture<Void> second) {
+        Throwable failure = null;
+        for (CompletableFuture<Void> future : List.of(first, second)) {
+            try {
+                future.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                if (failure == null) {
+                    failure = e.getCause();
+                } else {
+                    failure.addSuppressed(e.getCause());
+                }
+            }
+        }
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+    }
+
+    // ================================================================ a restarted store
+
+    @Test
+    void required_r9_19_aRestartedStoresHoldersAreToldAndItsTokensKeepIncreasing() {
+        requireHook(FaultRule.R9_19, () -> {
+            if (!overrides("restartStore")) {
+                throw new UnsupportedOperationException("restartStore()");
+            }
+            return "";
+        });
+        String name = name();
+        LockClient before = client();
+        // Several holdings first: a counter that starts again from nothing after the restart falls below them.
+        long highestBefore = Long.MIN_VALUE;
+        for (int i = 0; i < 3; i++) {
+            try (Lease lease = before.lock(name, longLease()).acquire(timing.slack())) {
+                highestBefore = Math.max(highestBefore, lease.fencingToken());
+            }
+        }
+        LockClient holderClient = client();
+        Lease lease = holderClient.lock(name, renewingShortLease()).acquire(timing.slack());
+        highestBefore = Math.max(highestBefore, lease.fencingToken());
+        AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
+        lease.onLost(lost::set);
+
+        long restartAt = System.nanoTime();
+        try {
+            restartStore();
+        } catch (UnsupportedOperationException e) {
+            throw missingHook(FaultRule.R9_19, e);
+        }
+        long servingAt = System.nanoTime();
+        Duration bound = timing.shortLease().plus(timing.slack());
+        // The store kept the lock (it restarted on its data) and the holder renews it again, or the holder is told.
+        // A lease still held one TTL after the store served again was renewed by a request sent after that.
+        long renewedOnRestartedStoreBy = servingAt + timing.shortLease().toNanos();
+        await("the holder told of its loss, or renewing on the restarted store").atMost(bound)
+                .until(() -> lost.get() != null || (System.nanoTime() - renewedOnRestartedStoreBy > 0 && lease.isHeld()));
+        LockClient after = client();
+        System.out.printf("R9.19 %s: restart took %d ms; the holder was %s%n", getClass().getSimpleName(),
+                TimeUnit.NANOSECONDS.toMillis(servingAt - restartAt), lost.get() != null
+                        ? "told at +" + millisSince(restartAt) + " ms (" + lost.get().reason() + ")"
+                        : "renewing on the restarted store");
+        if (lost.get() == null) {
+            // A renewal after the restart was confirmed: the store must really have the holder's lock.
+            Optional<io.locksmith.LockInfo> info = after.inspect(name);
+            assertTrue(info.isPresent() && info.get().fencingToken() == lease.fencingToken(), "the holder of lock '"
+                    + name + "' (token " + lease.fencingToken() + ") renewed it after the store restarted, but the store"
+                    + " shows " + info.map(i -> "token " + i.fencingToken()).orElse("no lock"));
+            assertTrue(after.lock(name, longLease()).tryAcquire().isEmpty(), "another client took lock '" + name
+                    + "' while its holder kept renewing it after the store restarted");
+        } else {
+            assertFalse(lease.isHeld(), "the holder of lock '" + name + "' was told of its loss but still sees it held");
+        }
+        lease.close();
+        Optional<Lease> next = tryAcquireAcrossStoreErrors(after, name, bound);
+        assertTrue(next.isPresent(), "nobody could take lock '" + name + "' within " + bound + " of its holder's"
+                + " closing the lease after the store restarted");
+        long firstAfter = next.get().fencingToken();
+        next.get().close();
+        long secondAfter;
+        try (Lease again = after.lock(name, longLease()).acquire(timing.slack())) {
+            secondAfter = again.fencingToken();
+        }
+        if (declares(after, Capability.FENCING)) {
+            assertTrue(firstAfter > highestBefore, "after the store restarted, lock '" + name + "' was granted with"
+                    + " token " + firstAfter + ", not above the " + highestBefore + " granted before the restart: a"
+                    + " stale holder's writes would be accepted again");
+            assertTrue(secondAfter > firstAfter, "tokens after the restart do not increase: " + firstAfter + " then "
+                    + secondAfter);
+        }
+    }
+
     // ================================================================ store nodes
 
     @Test
@@ -760,12 +1206,13 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_9_aHolderOnAMinorityMemberStopsBeforeTheMajorityGrants() {
-        String minorityUri = requireHook(FaultRule.R9_9, this::minorityMemberUri);
-        String majorityUri = requireHook(FaultRule.R9_9, this::majorityUri);
+        // First whether the fault is there at all: the URI hooks may start a deployment (a three-JVM ensemble).
         requireHook(FaultRule.R9_9, () -> {
             isolateSupported();
             return "";
         });
+        String minorityUri = requireHook(FaultRule.R9_9, this::minorityMemberUri);
+        String majorityUri = requireHook(FaultRule.R9_9, this::majorityUri);
         holderOnAMemberThatStopsServing("R9.9", "isolated", minorityUri, majorityUri, this::isolateMinorityMember,
                 this::healMinorityMember);
     }
@@ -774,14 +1221,15 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_10_aHolderOnAFrozenLeaderStopsBeforeAnotherIsGranted() {
-        String frozenUri = requireHook(FaultRule.R9_10, this::minorityMemberUri);
-        String othersUri = requireHook(FaultRule.R9_10, this::majorityUri);
+        // First whether the fault is there at all: the URI hooks may start a deployment (a three-JVM ensemble).
         requireHook(FaultRule.R9_10, () -> {
             if (!overrides("freezeMember")) {
                 throw new UnsupportedOperationException("freezeMember()");
             }
             return "";
         });
+        String frozenUri = requireHook(FaultRule.R9_10, this::minorityMemberUri);
+        String othersUri = requireHook(FaultRule.R9_10, this::majorityUri);
         holderOnAMemberThatStopsServing("R9.10", "frozen", frozenUri, othersUri, this::freezeMember, this::thawMember);
     }
 
@@ -961,10 +1409,30 @@ public abstract class LockFaultTck {
         try {
             return Objects.requireNonNull(hook.get(), rule.hook() + " returned null");
         } catch (UnsupportedOperationException e) {
-            Assumptions.abort("Skipped because the kit subclass " + getClass().getSimpleName() + " does not implement "
-                    + rule.hook() + ": rule " + rule.id() + " (" + rule.title() + ") needs it");
-            throw e;
+            throw missingHook(rule, e);
         }
+    }
+
+    /**
+     * A hook {@code rule} needs is not implemented: fails the rule if the deployment shape requires it (saying how to
+     * give the hook), else skips it naming the hook.
+     */
+    private RuntimeException missingHook(FaultRule rule, UnsupportedOperationException missing) {
+        DeploymentShape shape = shape();
+        if (shape.requires(rule)) {
+            throw new MissingHookError("Rule " + rule.id() + " (" + rule.title() + ") NOT RUN, and it is required on"
+                    + " a deployment of this shape (" + shape + "): the kit subclass " + getClass().getSimpleName()
+                    + " does not implement " + rule.hook() + ". To give it: " + rule.howTo() + ". If the rule runs"
+                    + " in another kit class of this deployment, or does not apply to it, declare that in"
+                    + " rulesNotRunHere() with the reason (docs/TCK.md, the fault kit's hooks).");
+        }
+        Assumptions.abort("Skipped because the kit subclass " + getClass().getSimpleName() + " does not implement "
+                + rule.hook() + ": rule " + rule.id() + " (" + rule.title() + ") needs it");
+        return missing;
+    }
+
+    private DeploymentShape shape() {
+        return Objects.requireNonNull(deploymentShape(), "deploymentShape() returned null");
     }
 
     private void requireCapability(FaultRule rule) {
@@ -1001,6 +1469,10 @@ public abstract class LockFaultTck {
 
     private LockOptions longLease() {
         return LockOptions.builder().leaseTime(timing.longLease()).maxHold(timing.longLease().multipliedBy(10)).build();
+    }
+
+    private LockOptions fixedShortLease() {
+        return LockOptions.builder().leaseTime(timing.shortLease()).fixedLease().build();
     }
 
     private LockOptions renewingShortLease() {

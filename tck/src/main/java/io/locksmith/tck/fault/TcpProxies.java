@@ -1,6 +1,8 @@
 package io.locksmith.tck.fault;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -47,6 +49,59 @@ public final class TcpProxies implements AutoCloseable {
         return proxies;
     }
 
+    /** {@link #addressMap(List)} of these proxies. */
+    public Map<String, String> addressMap() {
+        return addressMap(proxies);
+    }
+
+    /**
+     * The address each proxied member is reached at through its proxy: {@code host:port} of the member to
+     * {@code host:port} of its proxy, in the order of {@code proxies}. For a client that learns the members from the
+     * store (a member list, the addresses a Sentinel announces) and would connect to them directly, bypassing the
+     * proxies: give it this map where it takes one (Redis's {@code natMap}, a Hazelcast address translator), or turn
+     * the discovery off (Curator's ensemble tracker).
+     *
+     * @throws NullPointerException if {@code proxies} is null
+     */
+    public static Map<String, String> addressMap(List<TcpProxy> proxies) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (TcpProxy proxy : proxies) {
+            map.put(proxy.target(), proxy.address());
+        }
+        return map;
+    }
+
+    /** {@link #rewrite(List, String)} with these proxies. */
+    public String rewrite(String text) {
+        return rewrite(proxies, text);
+    }
+
+    /**
+     * {@code text} (a URI, a connect string) with every proxied member's {@code host:port} replaced by its proxy's:
+     * the hook {@code uriThrough(List<TcpProxy> proxies)} is often {@code TcpProxies.rewrite(proxies, uri)}.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static String rewrite(List<TcpProxy> proxies, String text) {
+        Objects.requireNonNull(text, "text cannot be null");
+        Map<String, String> map = addressMap(proxies);
+        if (map.isEmpty()) {
+            return text;
+        }
+        // One pass, whole addresses only: a proxy's own address must not be rewritten again, nor 127.0.0.1:638 inside
+        // 127.0.0.1:6380.
+        String alternatives = map.keySet().stream().map(java.util.regex.Pattern::quote)
+                .collect(java.util.stream.Collectors.joining("|"));
+        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("(?<![\\w.])(" + alternatives + ")(?!\\d)")
+                .matcher(text);
+        StringBuilder result = new StringBuilder();
+        while (matcher.find()) {
+            matcher.appendReplacement(result, java.util.regex.Matcher.quoteReplacement(map.get(matcher.group(1))));
+        }
+        matcher.appendTail(result);
+        return result.toString();
+    }
+
     /** {@link TcpProxy#blackhole()} on every proxy. */
     public void blackhole() {
         proxies.forEach(TcpProxy::blackhole);
@@ -60,6 +115,34 @@ public final class TcpProxies implements AutoCloseable {
     /** {@link TcpProxy#resetAll()} on every proxy. */
     public void resetAll() {
         proxies.forEach(TcpProxy::resetAll);
+    }
+
+    /** {@link TcpProxy#holdRequests()} on every proxy. */
+    public void holdRequests() {
+        proxies.forEach(TcpProxy::holdRequests);
+    }
+
+    /**
+     * {@link TcpProxy#holdRequestsAfterNextReply()} on every proxy: each lets its next reply through and keeps back
+     * the requests sent after it.
+     */
+    public void holdRequestsAfterNextReply() {
+        proxies.forEach(TcpProxy::holdRequestsAfterNextReply);
+    }
+
+    /** {@link TcpProxy#releaseRequests()} on every proxy. */
+    public void releaseRequests() {
+        proxies.forEach(TcpProxy::releaseRequests);
+    }
+
+    /** The request chunks kept back so far, summed over the proxies. */
+    public long heldRequests() {
+        return proxies.stream().mapToLong(TcpProxy::heldRequests).sum();
+    }
+
+    /** The chunks forwarded so far, summed over the proxies. */
+    public long forwardedChunks() {
+        return proxies.stream().mapToLong(TcpProxy::forwardedChunks).sum();
     }
 
     /** {@link TcpProxy#heal()} on every proxy. */

@@ -34,6 +34,11 @@ class FaultKitCatchesPartitionBlindStoresTest {
         abstract boolean blind();
 
         @Override
+        protected DeploymentShape deploymentShape() {
+            return DeploymentShape.replicated(3);
+        }
+
+        @Override
         protected LockClient newClient() {
             return LockClient.open(store.uri("majority", "lease=1s"));
         }

@@ -12,7 +12,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,6 +25,8 @@ class TcpProxyTest {
 
     private ServerSocket echo;
     private TcpProxy proxy;
+    /** Every byte the echo server received, in order. */
+    private final BlockingQueue<Integer> received = new LinkedBlockingQueue<>();
 
     @BeforeEach
     void startEchoServerBehindProxy() throws IOException {
@@ -34,6 +40,7 @@ class TcpProxyTest {
                         try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
                             int b;
                             while ((b = in.read()) >= 0) {
+                                received.add(b);
                                 out.write(b);
                                 out.flush();
                             }
@@ -107,6 +114,69 @@ class TcpProxyTest {
         }
         try (Socket fresh = connect()) {
             assertEquals('d', roundTrip(fresh, 'd'));
+        }
+    }
+
+    @Test
+    void holdsTheRequestsSentAfterTheNextReplyUntilReleased() throws IOException {
+        try (Socket socket = connect()) {
+            proxy.holdRequestsAfterNextReply();
+            assertEquals('a', roundTrip(socket, 'a'), "the next exchange goes through");
+            assertThrows(SocketTimeoutException.class, () -> roundTrip(socket, 'b'));
+            assertEquals(1, proxy.heldRequests());
+            assertEquals(java.util.List.of((int) 'a'), java.util.List.copyOf(received), "the held request reached the server");
+            proxy.releaseRequests();
+            assertEquals('b', socket.getInputStream().read(), "the released request was answered");
+            assertEquals('c', roundTrip(socket, 'c'), "forwarding as before after the release");
+        }
+    }
+
+    @Test
+    void heldRequestsReachTheServerAfterTheClientGaveUp() throws IOException {
+        try (Socket socket = connect()) {
+            assertEquals('a', roundTrip(socket, 'a'));
+            received.clear();
+            proxy.holdRequests();
+            socket.getOutputStream().write('x');
+            socket.getOutputStream().flush();
+            await("the request held").atMost(Duration.ofSeconds(5)).until(() -> proxy.heldRequests() == 1);
+        }
+        // The client is gone; a delayed segment still arrives.
+        assertTrue(received.isEmpty(), "a held request reached the server before the release");
+        proxy.releaseRequests();
+        await("the held request delivered").atMost(Duration.ofSeconds(5)).until(() -> received.contains((int) 'x'));
+    }
+
+    @Test
+    void holdsRequestsOnNewConnectionsToo() throws IOException {
+        proxy.holdRequests();
+        try (Socket socket = connect()) {
+            assertThrows(SocketTimeoutException.class, () -> roundTrip(socket, 'e'));
+            proxy.releaseRequests();
+            assertEquals('e', socket.getInputStream().read());
+        }
+    }
+
+    @Test
+    void rewritesWholeMemberAddressesToTheirProxies() {
+        try (TcpProxy second = TcpProxy.start(LoopbackAddresses.member(0), "127.0.0.1", echo.getLocalPort() + 1)) {
+            java.util.List<TcpProxy> proxies = java.util.List.of(proxy, second);
+            String uri = "store://127.0.0.1:" + echo.getLocalPort() + ",127.0.0.1:" + (echo.getLocalPort() + 1)
+                    + ",127.0.0.1:" + echo.getLocalPort() + "1/x?timeout=1s";
+            assertEquals("store://" + proxy.address() + "," + second.address() + ",127.0.0.1:" + echo.getLocalPort()
+                    + "1/x?timeout=1s", TcpProxies.rewrite(proxies, uri), "a longer port is not a member's");
+            assertTrue(second.address().startsWith("127.0.0.11:"), second.address());
+            assertEquals(java.util.Map.of("127.0.0.1:" + echo.getLocalPort(), proxy.address(),
+                    "127.0.0.1:" + (echo.getLocalPort() + 1), second.address()), TcpProxies.addressMap(proxies));
+        }
+    }
+
+    @Test
+    void aProxyOnAMembersOwnLoopbackAddressForwards() throws IOException {
+        try (TcpProxy own = TcpProxy.start(LoopbackAddresses.member(1), "127.0.0.1", echo.getLocalPort());
+             Socket socket = new Socket(InetAddress.getByName(LoopbackAddresses.member(1)), own.port())) {
+            socket.setSoTimeout(2000);
+            assertEquals('z', roundTrip(socket, 'z'));
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.locksmith.tck.selftest;
 
 import io.locksmith.LockClient;
+import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.TcpProxy;
@@ -52,6 +53,11 @@ class BrokenFaultProvidersTest {
 
         private String parameters() {
             return "?timeout=300ms" + (flaw() == null ? "" : "&flaw=" + flaw());
+        }
+
+        @Override
+        protected DeploymentShape deploymentShape() {
+            return DeploymentShape.singleNode();
         }
 
         @Override

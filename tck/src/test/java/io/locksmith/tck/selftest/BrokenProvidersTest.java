@@ -11,10 +11,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -111,10 +109,6 @@ class BrokenProvidersTest {
     }
 
     static String testMethodOf(TckRule rule) {
-        return Arrays.stream(LockTck.class.getDeclaredMethods())
-                .map(Method::getName)
-                .filter(name -> name.startsWith(rule.methodPrefix()))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no test method for " + rule.id()));
+        return TckRunner.testMethods(LockTck.class, List.of(rule)).get(0);
     }
 }

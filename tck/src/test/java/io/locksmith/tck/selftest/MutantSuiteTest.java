@@ -1,6 +1,5 @@
 package io.locksmith.tck.selftest;
 
-import io.locksmith.tck.LockTck;
 import io.locksmith.tck.TckReport;
 import io.locksmith.tck.TckRule;
 import io.locksmith.tck.TckRunner;
@@ -9,7 +8,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -38,7 +36,7 @@ class MutantSuiteTest {
                 () -> "not selected by -Dlocksmith.tck.mutants=" + only);
         MutantTck.use(mutant);
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        List<String> methods = mutant.caughtBy().stream().map(MutantSuiteTest::testMethodOf).toList();
+        List<String> methods = TckRunner.testMethods(MutantTck.class, mutant.caughtBy());
         TckReport report = TckRunner.run(MutantTck.class, Map.of(), new PrintStream(log, true, StandardCharsets.UTF_8),
                 methods);
         System.out.println("mutant " + mutant + ":\n" + log.toString(StandardCharsets.UTF_8));
@@ -67,13 +65,5 @@ class MutantSuiteTest {
             assertTrue(groups.contains("R" + group), "no mutant aimed at a rule of R" + group + ": " + groups);
         }
         assertTrue(EnumSet.allOf(Mutant.class).stream().filter(Mutant::isControl).count() >= 2, "two controls");
-    }
-
-    static String testMethodOf(TckRule rule) {
-        return Arrays.stream(LockTck.class.getDeclaredMethods())
-                .map(Method::getName)
-                .filter(name -> name.startsWith(rule.methodPrefix()))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no test method for " + rule.id()));
     }
 }

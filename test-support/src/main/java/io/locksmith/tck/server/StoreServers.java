@@ -3,7 +3,9 @@ package io.locksmith.tck.server;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
@@ -13,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The real store servers the tests of every module start (redis-server, Sentinel, etcd, PostgreSQL), in one place: on
+ * The real store servers the tests of every module start (redis-server, Sentinel, etcd, PostgreSQL, memcached), in one place: on
  * free loopback ports, without persistence, in temporary directories, as {@link ServerProcess}es that can be
  * killed, paused and restarted. A missing binary fails with an install hint.
  */
@@ -23,6 +25,8 @@ public final class StoreServers {
     public static final String REDIS_INSTALL_HINT = "sudo apt-get install -y redis-server (Debian/Ubuntu)";
     /** How to install etcd. */
     public static final String ETCD_INSTALL_HINT = "sudo apt-get install -y etcd-server (Debian/Ubuntu)";
+    /** How to install memcached (the server of the worked example in {@code examples/memcached-provider}). */
+    public static final String MEMCACHED_INSTALL_HINT = "sudo apt-get install -y memcached (Debian/Ubuntu)";
     /** How to install the PostgreSQL server binaries ({@code initdb}, {@code postgres}). */
     public static final String POSTGRES_INSTALL_HINT = "sudo apt-get install -y postgresql (Debian/Ubuntu)";
     /** The superuser {@link #postgres()} creates; it logs in without a password over loopback (trust). */
@@ -34,6 +38,9 @@ public final class StoreServers {
     public static final int ETCD_HEARTBEAT_MILLIS = 50;
     /** etcd election time-out for tests: a killed leader is replaced within a few hundred milliseconds. */
     public static final int ETCD_ELECTION_MILLIS = 600;
+
+    /** The data directory every {@link #postgres(String...)} server starts from a copy of; see there. */
+    private static Path postgresTemplate;
 
     private StoreServers() {
     }
@@ -97,6 +104,22 @@ public final class StoreServers {
     }
 
     /**
+     * A memcached on a free loopback port, TCP only, with 64 MB of memory and {@code -M}: it answers an error when
+     * its memory is full instead of evicting items, since an evicted item would be a lock gone under its holder.
+     * memcached keeps everything in memory, so {@link ServerProcess#restart()} loses every item.
+     */
+    public static ServerProcess memcached() {
+        int port = FreePorts.next();
+        List<String> command = new ArrayList<>(List.of("memcached", "--listen=127.0.0.1", "--port=" + port,
+                "--udp-port=0", "--memory-limit=64", "--disable-evictions"));
+        if (isRoot()) {
+            command.add("--user=root"); // memcached refuses to run as root unless told which user to be
+        }
+        return ServerProcess.start("memcached-" + port, command, tempDir("memcached-" + port), port,
+                MEMCACHED_INSTALL_HINT).deleteWorkDirOnClose();
+    }
+
+    /**
      * One etcd member.
      *
      * @param name        the member's name
@@ -145,6 +168,9 @@ public final class StoreServers {
      * {@code postgres} operating-system user, as PostgreSQL refuses root; {@code setpriv} execs it in place, so
      * {@link ServerProcess#pid()} is the postmaster's.
      *
+     * <p>{@code initdb} runs once per JVM, into a template that every server gets a copy of: it costs about four
+     * times as much CPU as the copy, and the fault kits start a fresh server for each rule.
+     *
      * Its directory (about 40 MB) is deleted when it is closed.
      *
      * @param extraSettings further {@code name=value} server settings, e.g. {@code wal_level=replica}
@@ -154,8 +180,37 @@ public final class StoreServers {
         int port = FreePorts.next();
         Path dir = tempDir("postgres-" + port);
         Path data = dir.resolve("data");
-        initdb(data, dir);
+        ownedByPostgresUser(dir);
+        copyTree(postgresTemplate(), data);
         return startPostgres(port, data, dir, List.of(extraSettings)).deleteWorkDirOnClose();
+    }
+
+    /** A data directory fresh from {@code initdb}, made at the first call and deleted when the JVM exits. */
+    private static synchronized Path postgresTemplate() {
+        if (postgresTemplate == null) {
+            Path dir = tempDir("postgres-template");
+            Path data = dir.resolve("data");
+            initdb(data, dir);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> ServerProcess.deleteRecursively(dir),
+                    "delete " + dir));
+            postgresTemplate = data;
+        }
+        return postgresTemplate;
+    }
+
+    /**
+     * Copies {@code source} to {@code target} (which must not exist) with owners and permissions: PostgreSQL
+     * refuses a data directory that is not its own user's, or that others may read.
+     */
+    private static void copyTree(Path source, Path target) {
+        try (Stream<Path> paths = Files.walk(source)) {
+            for (Path path : paths.toList()) {
+                Files.copy(path, target.resolve(source.relativize(path).toString()), StandardCopyOption.COPY_ATTRIBUTES,
+                        LinkOption.NOFOLLOW_LINKS);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot copy the PostgreSQL template " + source + " to " + target, e);
+        }
     }
 
     /**

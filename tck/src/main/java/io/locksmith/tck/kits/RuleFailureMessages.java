@@ -1,5 +1,6 @@
-package io.locksmith.tck;
+package io.locksmith.tck.kits;
 
+import io.locksmith.tck.TckRule;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.opentest4j.TestAbortedException;

@@ -1,4 +1,4 @@
-package io.locksmith.tck;
+package io.locksmith.tck.kits;
 
 import java.util.SplittableRandom;
 
