@@ -149,7 +149,7 @@ final class StoreOutage {
             }
         }
         if (started) {
-            LOG.warn("{} is unreachable ({}): acquires fail fast until it answers again", store, describe(failure));
+            LOG.info("{} is unreachable ({}): acquires fail fast until it answers again", store, describe(failure));
             Runnable wake = wakeWaiters;
             if (wake != null) {
                 wake.run();
