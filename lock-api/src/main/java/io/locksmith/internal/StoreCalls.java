@@ -302,8 +302,15 @@ final class StoreCalls implements AutoCloseable {
                     try {
                         lateFailure.accept(cause);
                     } catch (RuntimeException e) {
-                        LOG.warn("clean-up after the late failure of {} of lock '{}' on {} failed", what, lockName,
-                                store, e);
+                        if (StoreOutage.isUnreachable(e)) {
+                            // The store is down: the clean-up is retried by the lock's TTL; the caller's own error
+                            // already said so once.
+                            LOG.debug("clean-up after the late failure of {} of lock '{}' on {} failed", what,
+                                    lockName, store, e);
+                        } else {
+                            LOG.warn("clean-up after the late failure of {} of lock '{}' on {} failed", what,
+                                    lockName, store, e);
+                        }
                     }
                 }
             } else if (lateResult != null) {
