@@ -23,6 +23,17 @@ public final class RedisSingleDeployment implements Deployment {
     /** @param client the clients' transport, {@code jedis} or {@code redisson} */
     public RedisSingleDeployment(String client) {
         this.client = client;
+        if (!"jedis".equals(client)) {
+            // The first Redisson client of a JVM loads Netty and opens its pool, which takes longer than the 300 ms
+            // time-out of the clients under test on a loaded machine: pay it here with a patient client.
+            try (io.locksmith.LockClient warmUp = io.locksmith.LockClient.open("redis://127.0.0.1:" + redis.port()
+                    + "?timeout=30s" + transport())) {
+                warmUp.lock("warm-up").tryAcquire().ifPresent(io.locksmith.Lease::close);
+            } catch (RuntimeException e) {
+                redis.close();
+                throw e;
+            }
+        }
     }
 
     private String transport() {

@@ -3,20 +3,29 @@ package io.locksmith.safety;
 import io.locksmith.LockClient;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.fault.DeploymentShape;
+import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.fault.TcpProxy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
  * The fault kit against a {@link Deployment} started fresh for each rule (a rule may kill its nodes), once the
  * rule is known to run: a rule skipped for a missing hook starts nothing. A subclass names the deployment and
  * the faults whose rules run on it; the other hooks stay unsupported and their rules are skipped, naming the
- * hook. The deployment is closed after the kit's clients.
+ * hook. The deployment is closed after the kit's clients. The rules that only put another client between a
+ * provider's steps (R9.16 to R9.18: their own proxies, their own lock names, no server touched) share one deployment
+ * per kit class, started by the first of them and closed after the class: starting a Sentinel or a PostgreSQL server
+ * takes longer than such a rule.
  */
 abstract class DeploymentFaultTck extends LockFaultTck {
 
@@ -25,6 +34,11 @@ abstract class DeploymentFaultTck extends LockFaultTck {
     private final TckTiming timing;
     private final Set<Fault> faults;
     private Deployment deployment;
+
+    /** The rules that leave the deployment as they found it, and so share one per kit class. */
+    private static final Set<FaultRule> SHARING = EnumSet.of(FaultRule.R9_16, FaultRule.R9_17, FaultRule.R9_18);
+    private static final Map<Class<?>, Deployment> SHARED = new ConcurrentHashMap<>();
+    private boolean sharing;
 
     /**
      * @param deploy  starts the deployment
@@ -43,9 +57,20 @@ abstract class DeploymentFaultTck extends LockFaultTck {
         this.faults = faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults);
     }
 
+    @BeforeEach
+    final void noteTheRule(TestInfo test) {
+        sharing = test.getTestMethod().flatMap(method -> FaultRule.ofMethod(method.getName()))
+                .filter(SHARING::contains).isPresent();
+    }
+
+    @AfterAll
+    static void closeSharedDeployment(TestInfo test) {
+        test.getTestClass().map(SHARED::remove).ifPresent(Deployment::close);
+    }
+
     private Deployment deployment() {
         if (deployment == null) {
-            deployment = closeAfterRule(deploy.get());
+            deployment = sharing ? SHARED.computeIfAbsent(getClass(), kit -> deploy.get()) : closeAfterRule(deploy.get());
         }
         return deployment;
     }

@@ -2,7 +2,9 @@ package io.locksmith.safety;
 
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.fault.DeploymentShape;
+import io.locksmith.tck.fault.FaultRule;
 
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -24,5 +26,14 @@ class RedisSingleRedissonFaultTest extends DeploymentFaultTck {
     @Override
     protected String victimUri() {
         return super.victimUri().replace(RedisSingleDeployment.TIMEOUT, "timeout=2s");
+    }
+
+    /** Found when this class first ran (issue 30); reported, not fixed on that branch. */
+    @Override
+    protected Map<FaultRule, String> knownViolations() {
+        return Map.of(FaultRule.R7_7, "after the proxy to the one redis-server was silent for 2 s, acquire(8s) of a free"
+                + " lock through Redisson still failed 6 s after the store answered again, every attempt with 'did not"
+                + " answer acquire within 300ms' (3 of 3 runs; the same with the silent requests delivered late instead of"
+                + " dropped). Redisson over Sentinel (RedisSentinelRedissonFaultTest) and Jedis on one node pass R7.7");
     }
 }

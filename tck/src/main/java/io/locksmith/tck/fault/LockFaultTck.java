@@ -102,8 +102,8 @@ public abstract class LockFaultTck {
     }
 
     /**
-     * The {@code host:port} of the store node a proxied client talks to (rules R7.7, R8.10, R9.4, R9.5, R9.8); one
-     * node, so that cutting the proxy cuts the client off. Default: not supported.
+     * The {@code host:port} of the store node a proxied client talks to (rules R7.7, R8.10, R9.4, R9.5, R9.8 and
+     * R9.16 to R9.18); one node, so that cutting the proxy cuts the client off. Default: not supported.
      */
     protected String proxiedAddress() {
         throw new UnsupportedOperationException("proxiedAddress()");
@@ -113,7 +113,8 @@ public abstract class LockFaultTck {
      * The URI of a client that reaches the store only through {@code proxy} (which forwards to
      * {@link #proxiedAddress()}), usually the store URI with the proxy's port. Give it a store time-out well
      * below the TTL of {@link TckTiming#shortLease()} where the URI allows, so a cut-off call fails in time.
-     * Default: not supported, and rules R7.7, R8.10, R9.4, R9.5 and R9.8 are skipped.
+     * Default: not supported, and the rules of {@link #proxiedAddress()} are skipped (or fail, where the
+     * {@linkplain #deploymentShape() shape} requires them).
      */
     protected String uriThrough(TcpProxy proxy) {
         throw new UnsupportedOperationException("uriThrough(TcpProxy)");
@@ -122,7 +123,8 @@ public abstract class LockFaultTck {
     /**
      * The {@code host:port} of every member a proxied client talks to, on a deployment of several (an etcd
      * cluster, a ZooKeeper ensemble, RedLock's masters): the kit puts a {@link TcpProxy} in front of each and
-     * cuts them together (rules R7.7, R8.10, R9.4, R9.5, R9.8). Default: {@link #proxiedAddress()} alone.
+     * cuts, or holds back, them together (the rules of {@link #proxiedAddress()}). Default: {@link #proxiedAddress()}
+     * alone.
      */
     protected List<String> proxiedAddresses() {
         return List.of(proxiedAddress());
@@ -130,8 +132,10 @@ public abstract class LockFaultTck {
 
     /**
      * The URI of a client that reaches the store only through {@code proxies}, one per address of
-     * {@link #proxiedAddresses()} and in its order. Default: {@link #uriThrough(TcpProxy)} for a single proxy;
-     * a subclass that answers several addresses must override this.
+     * {@link #proxiedAddresses()} and in its order; often {@link TcpProxies#rewrite(List, String)} of the store's URI.
+     * A client that learns the members from the store must be kept on the proxies
+     * ({@link TcpProxies#addressMap(List)}): the kit fails a rule whose client sent nothing through them. Default:
+     * {@link #uriThrough(TcpProxy)} for a single proxy; a subclass that answers several addresses must override this.
      */
     protected String uriThrough(List<TcpProxy> proxies) {
         if (proxies.size() != 1) {
@@ -157,7 +161,7 @@ public abstract class LockFaultTck {
      * Restarts the store as a crash and recovery would (rule R9.19): kills its server with -9 and starts it again on
      * the same address with what its configuration keeps (its data directory; nothing for a Redis without
      * persistence), and returns once it serves clients again. A single-node deployment must give it; a replicated one
-     * may (all members restarted). Default: not supported.
+     * has no use for it (R9.6 kills and restarts one of its members). Default: not supported.
      */
     protected void restartStore() {
         throw new UnsupportedOperationException("restartStore()");
@@ -401,6 +405,7 @@ public abstract class LockFaultTck {
         long acquiredAt = lastConfirmedAt.get();
         await("a first renewal").atMost(timing.shortLease().plus(timing.slack()))
                 .until(() -> lastConfirmedAt.get() != acquiredAt);
+        requireTrafficThrough(proxy, FaultRule.R9_4);
 
         Duration bound = timing.shortLease().plus(timing.slack());
         CutOff seen = cutOff(proxy, name, lease, bound, bound.multipliedBy(2));
@@ -431,6 +436,7 @@ public abstract class LockFaultTck {
         LockClient client = closing(LockClient.open(uri));
         String name = name();
         client.lock(name, longLease()).acquire(timing.slack()).close();
+        requireTrafficThrough(proxy, FaultRule.R7_7);
 
         // A blip: the store stops answering for a while, then comes back, inside the caller's bound.
         Duration blip = timing.slack();
@@ -502,6 +508,7 @@ public abstract class LockFaultTck {
         LockClient client = closing(LockClient.open(uri));
         String name = name();
         Lease lease = client.lock(name, renewingShortLease()).acquire(timing.slack());
+        requireTrafficThrough(proxy, FaultRule.R8_10);
         // The URI of uriThrough(TcpProxy) sets a command time-out well below the slack.
         Duration bound = timing.slack().multipliedBy(2);
         proxy.blackhole();
@@ -554,6 +561,7 @@ public abstract class LockFaultTck {
         LockClient cut = closing(LockClient.open(uri));
         // A lease far longer than the session: only the session's loss can tell the holder in time.
         Lease lease = cut.lock(name, longLease()).acquire(timing.slack());
+        requireTrafficThrough(proxy, FaultRule.R9_8);
         AtomicReference<LeaseLostEvent> lost = new AtomicReference<>();
         lease.onLost(lost::set);
         Duration bound = timing.slack().multipliedBy(2);
@@ -642,6 +650,7 @@ public abstract class LockFaultTck {
         LockClient through = closing(LockClient.open(uri));
         // Open the connections first, so that the dropped reply is the acquire's, not a handshake's.
         through.lock(name + "-warm-up", longLease()).tryAcquire(timing.slack()).ifPresent(Lease::close);
+        requireTrafficThrough(proxy, FaultRule.R9_5);
         long droppedBefore = proxy.droppedReplies();
 
         proxy.dropNextReplies(1);
@@ -744,13 +753,17 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_17_aReleaseThatReachesTheStoreLateRemovesNothingOfTheNextHolders() {
+        long startedAt = System.nanoTime();
         List<String> addresses = requireHook(FaultRule.R9_17, this::proxiedAddresses);
         requireHook(FaultRule.R9_17, () -> uriThrough(proxiesTo(addresses).list()));
+        // A first client may set the store up (a schema): done here, so that the two below do not race to do it.
+        client().inspect(name());
         // Two interleavings at once, on two names, each through its own proxies: the whole release held back, and
         // a release whose first step is answered while what follows it is held back.
         CompletableFuture<Void> whole = CompletableFuture.runAsync(() -> lateRelease(addresses, false), OWN_THREAD);
         CompletableFuture<Void> split = CompletableFuture.runAsync(() -> lateRelease(addresses, true), OWN_THREAD);
         joinBoth(whole, split);
+        System.out.printf("R9.17 %s: both interleavings done in %d ms%n", getClass().getSimpleName(), millisSince(startedAt));
     }
 
     /**
@@ -780,7 +793,9 @@ public abstract class LockFaultTck {
                 proxy.holdRequests();
             }
             long closedAt = System.nanoTime();
-            CompletableFuture<Void> closing = CompletableFuture.runAsync(lease::close, OWN_THREAD);
+            AtomicLong closeReturnedAt = new AtomicLong();
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(lease::close, OWN_THREAD)
+                    .whenComplete((done, failed) -> closeReturnedAt.set(System.nanoTime()));
             if (!afterFirstStep) {
                 await("the release of lock '" + name + "' sent to the store").atMost(timing.slack())
                         .until(() -> proxy.heldRequests() > 0);
@@ -809,9 +824,10 @@ public abstract class LockFaultTck {
                 throw new AssertionError(e);
             }
             System.out.printf("R9.17 %s, %s: next holder granted at +%d ms; late requests delivered at +%d ms;"
-                            + " close() %s%n", getClass().getSimpleName(), what,
+                            + " close() %s at +%d ms; checks done at +%d ms%n", getClass().getSimpleName(), what,
                     TimeUnit.NANOSECONDS.toMillis(next.grantedAt() - closedAt),
-                    TimeUnit.NANOSECONDS.toMillis(releasedAt - closedAt), outcome);
+                    TimeUnit.NANOSECONDS.toMillis(releasedAt - closedAt), outcome,
+                    TimeUnit.NANOSECONDS.toMillis(closeReturnedAt.get() - closedAt), millisSince(closedAt));
             if (!afterFirstStep) {
                 // Sent before the lease ran out, it reached the store after another client had been granted the lock:
                 // it cannot have removed its own lock, so it must not say it did.
@@ -1027,6 +1043,9 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_19_aRestartedStoresHoldersAreToldAndItsTokensKeepIncreasing() {
+        Assumptions.assumeFalse(shape().isReplicated(), () -> "Skipped because rule R9.19 ("
+                + FaultRule.R9_19.title() + ") applies to a single-node deployment, and this one is " + shape()
+                + ": the loss and return of one of its members is R9.6's");
         requireHook(FaultRule.R9_19, () -> {
             if (!overrides("restartStore")) {
                 throw new UnsupportedOperationException("restartStore()");
@@ -1206,13 +1225,12 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_9_aHolderOnAMinorityMemberStopsBeforeTheMajorityGrants() {
-        // First whether the fault is there at all: the URI hooks may start a deployment (a three-JVM ensemble).
+        String minorityUri = requireHook(FaultRule.R9_9, this::minorityMemberUri);
+        String majorityUri = requireHook(FaultRule.R9_9, this::majorityUri);
         requireHook(FaultRule.R9_9, () -> {
             isolateSupported();
             return "";
         });
-        String minorityUri = requireHook(FaultRule.R9_9, this::minorityMemberUri);
-        String majorityUri = requireHook(FaultRule.R9_9, this::majorityUri);
         holderOnAMemberThatStopsServing("R9.9", "isolated", minorityUri, majorityUri, this::isolateMinorityMember,
                 this::healMinorityMember);
     }
@@ -1221,15 +1239,14 @@ public abstract class LockFaultTck {
 
     @Test
     void required_r9_10_aHolderOnAFrozenLeaderStopsBeforeAnotherIsGranted() {
-        // First whether the fault is there at all: the URI hooks may start a deployment (a three-JVM ensemble).
+        String frozenUri = requireHook(FaultRule.R9_10, this::minorityMemberUri);
+        String othersUri = requireHook(FaultRule.R9_10, this::majorityUri);
         requireHook(FaultRule.R9_10, () -> {
             if (!overrides("freezeMember")) {
                 throw new UnsupportedOperationException("freezeMember()");
             }
             return "";
         });
-        String frozenUri = requireHook(FaultRule.R9_10, this::minorityMemberUri);
-        String othersUri = requireHook(FaultRule.R9_10, this::majorityUri);
         holderOnAMemberThatStopsServing("R9.10", "frozen", frozenUri, othersUri, this::freezeMember, this::thawMember);
     }
 

@@ -123,11 +123,14 @@ public final class TcpProxies implements AutoCloseable {
     }
 
     /**
-     * {@link TcpProxy#holdRequestsAfterNextReply()} on every proxy: each lets its next reply through and keeps back
-     * the requests sent after it.
+     * {@link TcpProxy#holdRequestsAfterNextReply()} across the proxies: the client's next exchange goes through,
+     * whichever member it is with, and from its reply on every proxy keeps back what the client sends, so that a client
+     * that moves to another member (a reconnect, a retry) is held back there too instead of getting a fresh exchange
+     * through.
      */
     public void holdRequestsAfterNextReply() {
-        proxies.forEach(TcpProxy::holdRequestsAfterNextReply);
+        Runnable holdAll = () -> proxies.forEach(TcpProxy::holdRequests);
+        proxies.forEach(proxy -> proxy.holdRequestsAfterNextReply(holdAll));
     }
 
     /** {@link TcpProxy#releaseRequests()} on every proxy. */

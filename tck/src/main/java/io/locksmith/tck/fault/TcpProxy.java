@@ -53,6 +53,8 @@ public final class TcpProxy implements AutoCloseable {
     private final AtomicBoolean holdAfterNextReply = new AtomicBoolean();
     /** Counts the calls of {@link #holdRequestsAfterNextReply()}: a reply triggers only on a connection that asked since. */
     private final AtomicLong armedAt = new AtomicLong();
+    /** Run when the armed trigger fires, before the reply is forwarded: the other proxies of a group hold too. */
+    private volatile Runnable whenHolding;
     /** Guards {@link #held} and each link's count of held chunks. */
     private final Object holdLock = new Object();
     /** Request chunks kept back, in the order they were sent, across connections. */
@@ -134,6 +136,7 @@ public final class TcpProxy implements AutoCloseable {
      * {@link #releaseRequests()}. Replies already on their way still reach the client.
      */
     public void holdRequests() {
+        holdAfterNextReply.set(false);
         holdingRequests = true;
     }
 
@@ -146,6 +149,12 @@ public final class TcpProxy implements AutoCloseable {
      * forwarded, so no request the client sends in answer to it can slip through.
      */
     public void holdRequestsAfterNextReply() {
+        holdRequestsAfterNextReply(null);
+    }
+
+    /** As {@link #holdRequestsAfterNextReply()}, running {@code whenHolding} (if not null) when the switch is made. */
+    void holdRequestsAfterNextReply(Runnable whenHolding) {
+        this.whenHolding = whenHolding;
         armedAt.incrementAndGet();
         holdAfterNextReply.set(true);
     }
@@ -264,6 +273,10 @@ public final class TcpProxy implements AutoCloseable {
                         }
                         if (link.askedAt == armedAt.get() && holdAfterNextReply.compareAndSet(true, false)) {
                             holdingRequests = true; // before the client can read the reply and answer it
+                            Runnable group = whenHolding;
+                            if (group != null) {
+                                group.run();
+                            }
                         }
                         out.write(buffer, 0, read);
                         out.flush();

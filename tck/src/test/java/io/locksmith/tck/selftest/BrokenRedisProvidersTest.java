@@ -128,10 +128,24 @@ class BrokenRedisProvidersTest {
         protected DeploymentShape deploymentShape() {
             return DeploymentShape.replicated(3);
         }
+    }
 
+    /** A kit class whose "proxied" client goes straight to the store, as one that follows a member list would. */
+    static class BypassingKit extends RedisToyFaultTck {
         @Override
-        protected void restartStore() {
-            throw new UnsupportedOperationException("restartStore()");
+        protected String uriThrough(TcpProxy proxy) {
+            return "redistoy://127.0.0.1:" + redis.port() + "?timeout=300ms";
+        }
+    }
+
+    @Test
+    void aClientThatGoesAroundTheProxiesFailsTheProxyRulesSayingSo() {
+        Map<FaultRule, TestExecutionResult> results = run(BypassingKit.class, FaultRule.R9_4, FaultRule.R9_16);
+        for (FaultRule rule : results.keySet()) {
+            String message = results.get(rule).getThrowable().map(Throwable::getMessage).orElse("");
+            assertEquals(TestExecutionResult.Status.FAILED, results.get(rule).getStatus(), rule.id() + ": " + message);
+            assertTrue(message.contains("reaches the store around them") && message.contains("TcpProxies.addressMap()"),
+                    message);
         }
     }
 
@@ -189,7 +203,7 @@ class BrokenRedisProvidersTest {
                     && message.contains(rule.hook()) && message.contains("rulesNotRunHere()"), message);
         }
         assertEquals(TestExecutionResult.Status.ABORTED, results.get(FaultRule.R9_19).getStatus(),
-                "R9.19 is for a single node: a replicated kit class without restartStore() skips it");
+                "R9.19 is for a single node: a replicated kit class skips it");
     }
 
     private static void assertCaught(Class<? extends LockFaultTck> kit, FaultRule rule, String mentions) {
