@@ -342,6 +342,15 @@ final class PostgresLockProvider implements LockProvider {
     }
 
     /** PostgreSQL timestamps count microseconds: a TTL is rounded up to whole microseconds. */
+    /**
+     * The pool's size less one: each call holds a pooled connection, and the renewal batch, which the shared client
+     * does not count, still finds one (the listening connection is outside the pool).
+     */
+    @Override
+    public int maxConcurrentCalls() {
+        return Math.max(1, settings.poolSize() - 1);
+    }
+
     @Override
     public Duration effectiveTtl(Duration requested) {
         return Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(micros(requested)));

@@ -37,15 +37,18 @@ final class JedisCommands implements RedisCommands {
     private final ConnectionPool deadlinePool;
     private final Duration callLimit;
     private final Duration poolMaxWait;
+    /** The most connections the pool opens: each call holds one. */
+    private final int poolSize;
 
     /**
      * @param pool         the command connections; closed with this object
      * @param primary      where the subscriber connects now (for Sentinel: the current primary)
      * @param clientConfig the connection settings for the subscriber
+     * @param poolSize     the most connections {@code pool} opens
      */
     JedisCommands(ConnectionProvider pool, Supplier<HostAndPort> primary, JedisClientConfig clientConfig,
-                  String description) {
-        this(pool, primary, clientConfig, description, null, null, null);
+                  String description, int poolSize) {
+        this(pool, primary, clientConfig, description, null, null, null, poolSize);
     }
 
     /**
@@ -54,17 +57,26 @@ final class JedisCommands implements RedisCommands {
      */
     JedisCommands(PooledConnectionProvider pool, Supplier<HostAndPort> primary, JedisClientConfig clientConfig,
                   String description, Duration callLimit, Duration poolMaxWait) {
-        this(pool, primary, clientConfig, description, (ConnectionPool) pool.getPool(), callLimit, poolMaxWait);
+        this(pool, primary, clientConfig, description, (ConnectionPool) pool.getPool(), callLimit, poolMaxWait,
+                ((ConnectionPool) pool.getPool()).getMaxTotal());
     }
 
     private JedisCommands(ConnectionProvider pool, Supplier<HostAndPort> primary, JedisClientConfig clientConfig,
-                          String description, ConnectionPool deadlinePool, Duration callLimit, Duration poolMaxWait) {
+                          String description, ConnectionPool deadlinePool, Duration callLimit, Duration poolMaxWait,
+                          int poolSize) {
+        this.poolSize = poolSize;
         this.pool = pool;
         this.description = description;
         this.subscriber = new JedisSubscriber(primary, clientConfig, description);
         this.deadlinePool = deadlinePool;
         this.callLimit = callLimit;
         this.poolMaxWait = poolMaxWait;
+    }
+
+    /** The pool's size less one: the renewal batch, which the shared client does not count, finds a connection. */
+    @Override
+    public int maxConcurrentCalls() {
+        return Math.max(1, poolSize - 1);
     }
 
     @Override

@@ -31,7 +31,7 @@ final class JedisTransports {
         HostAndPort address = new HostAndPort(host.host(), host.port());
         if (settings.ssl()) {
             return new JedisCommands(new PooledConnectionProvider(address, config, poolConfig(settings)), () -> address,
-                    config, description);
+                    config, description, settings.poolSize());
         }
         // Plain TCP: every wait of a call ends by one deadline, the command time-out, so that the shared client
         // may call on the caller's thread (LockProvider.callTimeLimit()).
@@ -64,7 +64,7 @@ final class JedisTransports {
             throw new LockStoreException(description + ": cannot find the primary of '" + settings.masterName()
                     + "' through the Sentinels: " + e.getMessage(), e);
         }
-        return new JedisCommands(provider, provider::getCurrentMaster, config, description);
+        return new JedisCommands(provider, provider::getCurrentMaster, config, description, settings.poolSize());
     }
 
     /**

@@ -533,6 +533,11 @@ final class LockNode implements AutoCloseable {
         return ack == null ? commands.callTimeLimit() : java.util.Optional.empty();
     }
 
+    /** The provider calls this node's transport serves at once (see {@link RedisCommands#maxConcurrentCalls()}). */
+    int maxConcurrentCalls() {
+        return commands.maxConcurrentCalls();
+    }
+
     private List<?> list(Object value, LuaScript script) {
         if (value instanceof List<?> list) {
             return list;

@@ -384,6 +384,12 @@ final class RedLockProvider implements LockProvider {
         return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW);
     }
 
+    /** The fewest any master's transport serves at once: every call asks each master once. */
+    @Override
+    public int maxConcurrentCalls() {
+        return nodes.stream().mapToInt(LockNode::maxConcurrentCalls).min().orElse(1);
+    }
+
     /** The URI's {@code timeout} once per master: an acquire asks them one after the other. */
     @Override
     public Duration commandTimeout() {

@@ -34,6 +34,14 @@ interface RedisCommands extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /**
+     * How many provider calls may run on this transport at once without waiting for each other inside it
+     * ({@link io.locksmith.spi.LockProvider#maxConcurrentCalls()}): the default for a multiplexing transport.
+     */
+    default int maxConcurrentCalls() {
+        return io.locksmith.spi.LockProvider.DEFAULT_MAX_CONCURRENT_CALLS;
+    }
+
     /** Runs the commands of one provider call, under the {@link #callTimeLimit()} where there is one. */
     default <T> T oneCall(java.util.function.Supplier<T> call) {
         return call.get();

@@ -54,6 +54,12 @@ final class RedisLockProvider implements LockProvider {
         return node.callTimeLimit();
     }
 
+    /** Over Jedis the pool's size less one; over Redisson, which multiplexes its connections, the default. */
+    @Override
+    public int maxConcurrentCalls() {
+        return node.maxConcurrentCalls();
+    }
+
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
         LockNode.Acquired acquired = node.acquire(request.name(), request.owner(), request.ttl(), request.willWait());

@@ -46,6 +46,8 @@ final class DefaultLockClient implements LockClient {
     static final String PARAM_LEASE = "lease";
     static final String PARAM_RENEW = "renew";
     static final String PARAM_MAX_HOLD = "maxHold";
+    /** The most store calls of the client in flight at once; {@link LockProvider#maxConcurrentCalls()} if absent. */
+    static final String PARAM_MAX_IN_FLIGHT = "maxInFlight";
 
     private final String clientId;
     private final LockProvider provider;
@@ -92,7 +94,8 @@ final class DefaultLockClient implements LockClient {
     record ReentryKey(String name, Thread thread) {
     }
 
-    private DefaultLockClient(ClientBuilder builder, LockProvider provider, LockOptions defaultOptions, String store) {
+    private DefaultLockClient(ClientBuilder builder, LockProvider provider, LockOptions defaultOptions, String store,
+                              int maxInFlight) {
         this.clientId = builder.clientId;
         this.provider = provider;
         Set<Capability> declared = provider.capabilities();
@@ -105,7 +108,8 @@ final class DefaultLockClient implements LockClient {
         this.keeper = new LeaseKeeper(this, provider, events, "locksmith-leases-" + clientId.substring(0, Math.min(8, clientId.length())));
         this.storeCalls = new StoreCalls("locksmith-store-" + clientId.substring(0, Math.min(8, clientId.length())),
                 provider.describe(), provider.callTimeLimit().map(DefaultLockClient::saturatedNanos)
-                        .filter(limit -> limit >= 0).orElse(StoreCalls.NO_LIMIT), outage);
+                        .filter(limit -> limit >= 0).orElse(StoreCalls.NO_LIMIT), outage,
+                maxInFlight > 0 ? maxInFlight : Math.max(1, provider.maxConcurrentCalls()));
         this.commandTimeoutNanos = saturatedNanos(provider.commandTimeout());
         // After the keeper and the store calls: a lingering subscription's timer runs on the keeper's thread, and
         // its close goes to a store-call thread.
@@ -121,6 +125,7 @@ final class DefaultLockClient implements LockClient {
     static LockClient open(ClientBuilder builder) {
         LockUri uri = LockUri.parse(builder.uri);
         LockOptions fromUri = lockOptionsFrom(uri);
+        int maxInFlight = uri.integer(PARAM_MAX_IN_FLIGHT, 0, 1, 65_536);
         LockProviderFactory factory = builder.factory != null
                 ? builder.factory
                 : ProviderRegistry.forScheme(uri.scheme(), uri.toString());
@@ -152,7 +157,7 @@ final class DefaultLockClient implements LockClient {
                 throw unknownParameters(uri);
             }
             LockOptions defaults = builder.defaultLockOptions != null ? builder.defaultLockOptions : fromUri;
-            DefaultLockClient client = new DefaultLockClient(builder, provider, defaults, uri.scheme());
+            DefaultLockClient client = new DefaultLockClient(builder, provider, defaults, uri.scheme(), maxInFlight);
             try {
                 client.checkTtl(defaults.leaseTime(), null);
             } catch (IllegalArgumentException e) {

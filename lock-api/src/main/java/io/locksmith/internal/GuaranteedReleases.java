@@ -132,8 +132,8 @@ final class GuaranteedReleases implements AutoCloseable {
         }
         // The timer thread only hands the attempt to a store-call thread: it never waits on the store, so one slow
         // release does not delay another lock's (nor the renewal thread, which may be waiting on the store).
-        Runnable attempt = () -> storeCalls.runInBackground(entry.grant.name(), "release at the end of the lease",
-                () -> attempt(entry, generation));
+        // A task, not a provider call: the attempt's own store call takes its turn among the calls in flight.
+        Runnable attempt = () -> storeCalls.runAsync(entry.grant.name(), () -> attempt(entry, generation));
         if (delayNanos > 0) {
             // null: the timer is closed, and so is the client (its close ends the session and the session's locks).
             timer.schedule(attempt, delayNanos);

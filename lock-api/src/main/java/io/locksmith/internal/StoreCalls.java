@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +27,13 @@ import java.util.function.Supplier;
  * is a large part of a call (docs/PERFORMANCE.md). A provider whose transport ends each call on its own within a
  * known time ({@link io.locksmith.spi.LockProvider#callTimeLimit()}) is called on the caller's thread whenever that
  * time fits in the caller's bound: the bound then holds without a second thread.
+ *
+ * <p>At most {@code maxInFlight} provider calls made here are in flight at once ({@link
+ * io.locksmith.spi.LockProvider#maxConcurrentCalls()}, or the URI's {@code maxInFlight}): a caller waits for its turn
+ * in arrival order, within its own bound, so that thousands of callers on one client never make the store or the
+ * provider's pool refuse the client's own traffic. A call abandoned at its bound keeps its turn until it ends: the
+ * store is still serving it. The renewal batch does not go through here: there is one at a time per client, and it
+ * must not queue behind acquire attempts while leases run out.
  */
 final class StoreCalls implements AutoCloseable {
 
@@ -42,21 +50,30 @@ final class StoreCalls implements AutoCloseable {
     private final long callLimitNanos;
     /** Told the outcome of every provider call made here, a late one included: the client's outage knowledge. */
     private final StoreOutage outage;
+    /** The turns of the calls in flight: fair, so that a caller waiting for one is served in arrival order. */
+    private final Semaphore turns;
+    private final int maxInFlight;
 
     /**
      * @param callLimitNanos the provider's {@link io.locksmith.spi.LockProvider#callTimeLimit()}, or {@link #NO_LIMIT}
      */
     StoreCalls(String threadPrefix, String store, long callLimitNanos) {
-        this(threadPrefix, store, callLimitNanos, new StoreOutage(store));
+        this(threadPrefix, store, callLimitNanos, new StoreOutage(store), Integer.MAX_VALUE);
     }
 
     /**
-     * @param outage told the outcome of every call, late ones included
+     * @param outage      told the outcome of every call, late ones included
+     * @param maxInFlight the most provider calls made here that may be in flight at once, at least 1
      */
-    StoreCalls(String threadPrefix, String store, long callLimitNanos, StoreOutage outage) {
+    StoreCalls(String threadPrefix, String store, long callLimitNanos, StoreOutage outage, int maxInFlight) {
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
+        }
         this.store = store;
         this.outage = outage;
         this.callLimitNanos = callLimitNanos;
+        this.maxInFlight = maxInFlight;
+        this.turns = new Semaphore(maxInFlight, true);
         AtomicInteger count = new AtomicInteger();
         // One thread per call in flight, as with direct calls; a dead store leaves at most one stuck thread per
         // caller and per abandoned call, each ending at the provider's own time-out.
@@ -92,25 +109,51 @@ final class StoreCalls implements AutoCloseable {
      */
     <T> T call(String lockName, String what, Supplier<T> call, long boundNanos, Consumer<T> lateResult,
                Consumer<Throwable> lateFailure) throws InterruptedException {
-        call = reported(call);
-        if (fitsDirectly(boundNanos)) {
-            if (executor.isShutdown()) {
-                throw new LockStoreException(lockName, "the lock client on " + store + " is closed", null);
+        long deadline = System.nanoTime() + Math.max(0, boundNanos);
+        if (executor.isShutdown()) {
+            throw new LockStoreException(lockName, "the lock client on " + store + " is closed", null);
+        }
+        if (!turns.tryAcquire(Math.max(0, boundNanos), TimeUnit.NANOSECONDS)) {
+            throw new LockStoreException(lockName, store + " did not answer " + what + " within "
+                    + TimeUnit.NANOSECONDS.toMillis(boundNanos) + "ms: the client's " + maxInFlight + " store calls in"
+                    + " flight (maxInFlight) took the whole bound", new TimeoutException("no turn among the calls in"
+                    + " flight"));
+        }
+        boolean turnHandedOn = false;
+        try {
+            long remaining = deadline - System.nanoTime();
+            Supplier<T> reported = reported(call);
+            if (fitsDirectly(remaining) && !Thread.currentThread().isInterrupted()) {
+                // A caller with its interrupt flag set goes through the pool below, which answers it at once.
+                return reported.get();
             }
-            // A caller with its interrupt flag set goes through the pool below, which answers it at once.
-            if (!Thread.currentThread().isInterrupted()) {
-                return call.get();
+            Running<T> running = new Running<>(() -> {
+                try {
+                    return reported.get();
+                } finally {
+                    turns.release();
+                }
+            });
+            CompletableFuture<T> future;
+            try {
+                future = CompletableFuture.supplyAsync(running, executor);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                throw new LockStoreException(lockName, "the lock client on " + store + " is closed", e);
+            }
+            turnHandedOn = true;
+            return awaitCall(future, running, lockName, what, remaining, boundNanos, lateResult, lateFailure);
+        } finally {
+            if (!turnHandedOn) {
+                turns.release();
             }
         }
-        Running<T> running = new Running<>(call);
-        CompletableFuture<T> future;
+    }
+
+    private <T> T awaitCall(CompletableFuture<T> future, Running<T> running, String lockName, String what,
+                            long remainingNanos, long boundNanos, Consumer<T> lateResult,
+                            Consumer<Throwable> lateFailure) throws InterruptedException {
         try {
-            future = CompletableFuture.supplyAsync(running, executor);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new LockStoreException(lockName, "the lock client on " + store + " is closed", e);
-        }
-        try {
-            return future.get(Math.max(0, boundNanos), TimeUnit.NANOSECONDS);
+            return future.get(Math.max(0, remainingNanos), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw rethrow(e.getCause());
         } catch (TimeoutException e) {
@@ -145,7 +188,9 @@ final class StoreCalls implements AutoCloseable {
             call.run();
             return null;
         });
-        Runnable run = reported::get;
+        long deadline = System.nanoTime() + Math.max(0, boundNanos);
+        // The turn is waited for on the pool thread, which the caller waits for within the bound.
+        Runnable run = () -> inTurn(reported::get);
         CompletableFuture<Void> future;
         try {
             future = CompletableFuture.runAsync(run, executor);
@@ -153,7 +198,6 @@ final class StoreCalls implements AutoCloseable {
             run.run();
             return true;
         }
-        long deadline = System.nanoTime() + Math.max(0, boundNanos);
         boolean interrupted = false;
         try {
             while (true) {
@@ -199,10 +243,10 @@ final class StoreCalls implements AutoCloseable {
         return executor;
     }
 
-    /** Runs {@code call} in the background; failures are logged. */
+    /** Runs the provider call {@code call} in the background, in its turn among the calls in flight; failures are logged. */
     void runInBackground(String lockName, String what, Runnable call) {
         try {
-            CompletableFuture.runAsync(call, executor).whenComplete((ignored, failure) -> {
+            CompletableFuture.runAsync(() -> inTurn(call), executor).whenComplete((ignored, failure) -> {
                 if (failure != null) {
                     LOG.debug("{} of lock '{}' on {} failed in the background", what, lockName, store, failure);
                 }
@@ -210,6 +254,29 @@ final class StoreCalls implements AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             LOG.debug("{} of lock '{}' skipped: the client is closed", what, lockName);
         }
+    }
+
+    /**
+     * Runs {@code call} in a turn among the calls in flight, waiting for one as long as it takes: for a pool thread
+     * that runs a provider call nobody waits for (every call in flight ends at the provider's own time-out).
+     */
+    private void inTurn(Runnable call) {
+        turns.acquireUninterruptibly();
+        try {
+            call.run();
+        } finally {
+            turns.release();
+        }
+    }
+
+    /** The most provider calls made here that are in flight at once. */
+    int maxInFlight() {
+        return maxInFlight;
+    }
+
+    /** Provider calls made here that are in flight now (each holds a turn until it ends). */
+    int inFlight() {
+        return maxInFlight - turns.availablePermits();
     }
 
     /**

@@ -190,6 +190,26 @@ public interface LockProvider extends AutoCloseable {
         return Optional.empty();
     }
 
+    /** What {@link #maxConcurrentCalls()} answers unless a provider states its own. */
+    int DEFAULT_MAX_CONCURRENT_CALLS = 64;
+
+    /**
+     * How many calls of this provider the shared client lets be in flight at once: acquire attempts, releases,
+     * cancels, inspects and listings, the calls it abandoned at their caller's bound until they end. Callers past this
+     * number wait for their turn in arrival order, within their own bound, so that a client with thousands of
+     * waiting or releasing threads never makes the store refuse its traffic ({@code too many requests}) or runs its
+     * own connection pool dry. The renewal batch, one at a time per client, comes on top. A URI's {@code maxInFlight}
+     * parameter overrides it for one client.
+     *
+     * <p>A provider whose calls each hold a pooled connection states the pool's size less one, which leaves a
+     * connection for the renewal batch. The default is {@value #DEFAULT_MAX_CONCURRENT_CALLS}.
+     *
+     * @return at least 1
+     */
+    default int maxConcurrentCalls() {
+        return DEFAULT_MAX_CONCURRENT_CALLS;
+    }
+
     /**
      * Calls {@code onChange} whenever the lock {@code name} may have become free, until the returned
      * handle is closed. Only called when {@link Capability#RELEASE_NOTIFICATION} is declared. For a queueing
