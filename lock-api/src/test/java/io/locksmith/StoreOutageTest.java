@@ -97,15 +97,21 @@ class StoreOutageTest {
         }
 
         LockClient client() {
-            return ProviderClientBuilder.create().uri("switch://").factory(this)
+            return client("");
+        }
+
+        LockClient client(String query) {
+            return ProviderClientBuilder.create().uri("switch://" + query).factory(this)
                     .maxPollInterval(Duration.ofMillis(50)).build();
         }
     }
 
-    @Test
-    void aRefusedConnectionEndsEveryWaitUnderWayAndFailsNewAcquiresWithoutAStoreCall() throws Exception {
+    /** Also with a single store call in flight: the probe, a task that makes one call, must not wait for itself. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "client URI query ''{0}''")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"", "?maxInFlight=1"})
+    void aRefusedConnectionEndsEveryWaitUnderWayAndFailsNewAcquiresWithoutAStoreCall(String query) throws Exception {
         Switchable store = new Switchable();
-        try (LockClient holder = store.client(); LockClient client = store.client()) {
+        try (LockClient holder = store.client(); LockClient client = store.client(query)) {
             String name = "outage-" + UUID.randomUUID();
             Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
             List<Thread> threads = new ArrayList<>();

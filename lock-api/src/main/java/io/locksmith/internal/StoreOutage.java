@@ -191,7 +191,8 @@ final class StoreOutage {
     private void probe() {
         StoreCalls through = calls;
         LockProvider target = provider;
-        through.runInBackground(PROBE_NAME, "outage probe", () -> {
+        // A task, not a provider call: the probe's own store call takes its turn among the calls in flight.
+        through.runAsync(PROBE_NAME, () -> {
             try {
                 if (known != null) {
                     through.call(PROBE_NAME, "outage probe", () -> target.inspect(PROBE_NAME), probeBoundNanos, null);
@@ -206,6 +207,9 @@ final class StoreOutage {
                     scheduleProbe();
                 }
             }
+        }).exceptionally(closed -> {
+            probing.set(false); // the client is closed: no more probes
+            return null;
         });
     }
 
