@@ -42,8 +42,8 @@ final class Calls {
      *                                  deadline ({@link CallDeadline#within}), where the flag is restored when the
      *                                  request ends
      */
-    static <T> T await(Supplier<CompletableFuture<T>> request, Duration timeout, String store, String lockName,
-                       String what) {
+    static <T> T await(Reachability members, Supplier<CompletableFuture<T>> request, Duration timeout, String store,
+                       String lockName, String what) {
         // Within a provider call made on the caller's thread (a call deadline), an interrupt does not end the call:
         // it ends by its deadline, and the caller sees the interrupt when it returns, as the SPI's callTimeLimit()
         // promises. A release cut short by an interrupt left the key behind for its lease's lifetime (TCK R1.5).
@@ -79,7 +79,19 @@ final class Calls {
                     last = e;
                 } catch (ExecutionException e) {
                     Throwable cause = e.getCause() == null ? e : e.getCause();
-                    if (!isTransient(cause)) {
+                    if (isRefused(cause)) {
+                        // gRPC fails a request with a refused connection only once no member it knows takes one, or
+                        // while it waits to try again. Every member refusing now is an outage: retrying until the bound
+                        // would make a dead etcd look like a busy lock to a short wait, and the shared client learns
+                        // the outage from the refusal (R9.14). Otherwise the channel reconnects now and we retry.
+                        java.net.ConnectException refused = members.everyMemberRefuses();
+                        if (refused != null) {
+                            LockStoreException down = new LockStoreException(lockName, store + " refuses connections ("
+                                    + what + "): " + refused.getMessage(), refused);
+                            down.addSuppressed(cause);
+                            throw down;
+                        }
+                    } else if (!isTransient(cause)) {
                         throw new LockStoreException(lockName, store + " failed to " + what + ": " + cause.getMessage(),
                                 cause);
                     }
@@ -116,6 +128,17 @@ final class Calls {
         String message = last.getMessage();
         return " (last error: " + (message == null || message.isBlank() ? last.getClass().getSimpleName() : message)
                 + ")";
+    }
+
+    /** Whether the failure's cause chain holds a refused connection (or no route to the host at all). */
+    static boolean isRefused(Throwable error) {
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof java.net.ConnectException || t instanceof java.net.NoRouteToHostException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Failures that a later attempt may not meet: no leader yet, a member down, a lost proposal. */

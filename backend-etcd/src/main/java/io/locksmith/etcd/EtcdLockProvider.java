@@ -78,6 +78,8 @@ final class EtcdLockProvider implements LockProvider {
     private final EtcdSettings settings;
     private final EtcdKeys keys;
     private final String store;
+    /** Whether a refused connection means the members are down, or only that the channel has not reconnected yet. */
+    private final Reachability members;
     private final ScheduledExecutorService scheduler;
     private final SharedLeases leases;
     private final QueueWatches watches;
@@ -96,8 +98,9 @@ final class EtcdLockProvider implements LockProvider {
             thread.setDaemon(true);
             return thread;
         });
+        this.members = Reachability.of(settings.endpoints(), client);
         this.leases = new SharedLeases(client.getLeaseClient(), scheduler, context.lossListener(), store,
-                settings.timeout());
+                settings.timeout(), members);
         this.watches = new QueueWatches(client.getWatchClient());
     }
 
@@ -108,7 +111,7 @@ final class EtcdLockProvider implements LockProvider {
      * @throws LockStoreException if etcd does not answer
      */
     void probe() {
-        LeaseGrantResponse probe = Calls.await(() -> client.getLeaseClient().grant(1), settings.timeout(), store, null,
+        LeaseGrantResponse probe = Calls.await(members, () -> client.getLeaseClient().grant(1), settings.timeout(), store, null,
                 "grant a probe lease (is etcd running and reachable?)");
         minimumTtlSeconds = Math.max(1, probe.getTTL());
         client.getLeaseClient().revoke(probe.getID());
@@ -172,7 +175,7 @@ final class EtcdLockProvider implements LockProvider {
         // transaction, so that a grant is good for its whole TTL from now, at no extra round trip.
         CompletableFuture<Void> refresh = lease.guaranteedUntil() - sentAt < request.ttl().toNanos() * 9 / 10
                 ? leases.refresh(lease) : null;
-        TxnResponse answer = Calls.await(() -> kv.txn()
+        TxnResponse answer = Calls.await(members, () -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(key, value(owner.holder()), PutOption.builder().withLeaseId(lease.id).build()),
                         Op.get(key, GetOption.DEFAULT),
@@ -229,7 +232,7 @@ final class EtcdLockProvider implements LockProvider {
     private void adopt(ByteSequence key, long revision, Owner owner, SharedLeases.SharedLease lease, String name) {
         LOG.debug("lock '{}': key {} was left by an earlier attempt of this client; its next owner takes it over", name,
                 key);
-        Calls.await(() -> kv.txn()
+        Calls.await(members, () -> kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
                 .Then(Op.put(key, value(owner.holder()), PutOption.builder().withLeaseId(lease.id).build()))
                 .commit(), settings.timeout(), store, name, "take over a key left by an earlier attempt");
@@ -270,7 +273,7 @@ final class EtcdLockProvider implements LockProvider {
      * which of its lives a deletion ended.
      */
     private Map<ByteSequence, Long> keysAhead(String name, long revision) {
-        GetResponse ahead = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
+        GetResponse ahead = Calls.await(members, () -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
                         .withMaxCreateRevision(revision - 1).withKeysOnly(true).build()),
                 settings.timeout(), store, name, "read the keys ahead of a waiter");
         Map<ByteSequence, Long> found = new HashMap<>();
@@ -321,7 +324,7 @@ final class EtcdLockProvider implements LockProvider {
         for (int from = 0; from < requests.size(); from += MAX_TXN_OPS) {
             List<RenewRequest> chunk = requests.subList(from, Math.min(requests.size(), from + MAX_TXN_OPS));
             Op[] reads = chunk.stream().map(r -> Op.get(handle(r.grant()).key(), GetOption.DEFAULT)).toArray(Op[]::new);
-            TxnResponse answer = Calls.await(() -> kv.txn().Then(reads).commit(), bound, store,
+            TxnResponse answer = Calls.await(members, () -> kv.txn().Then(reads).commit(), bound, store,
                     chunk.size() == 1 ? chunk.get(0).grant().name() : null, "renew " + chunk.size() + " lock(s)");
             List<GetResponse> found = answer.getGetResponses();
             for (int i = 0; i < chunk.size(); i++) {
@@ -386,7 +389,7 @@ final class EtcdLockProvider implements LockProvider {
      */
     private boolean deleteIfSame(KeyHandle handle, String name) {
         AtomicInteger attempts = new AtomicInteger();
-        TxnResponse answer = Calls.await(() -> {
+        TxnResponse answer = Calls.await(members, () -> {
             attempts.incrementAndGet();
             return kv.txn()
                     .If(new Cmp(handle.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(handle.createRevision())))
@@ -407,7 +410,7 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     private void deleteKey(ByteSequence key, String name) {
-        Calls.await(() -> kv.delete(key), settings.timeout(), store, name, "delete a queue key");
+        Calls.await(members, () -> kv.delete(key), settings.timeout(), store, name, "delete a queue key");
     }
 
     // ---------------------------------------------------------------- inspect and the rest
@@ -418,7 +421,7 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     private Optional<LockInfo> inspectOnce(String name) {
-        GetResponse all = Calls.await(() -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
+        GetResponse all = Calls.await(members, () -> kv.get(keys.directory(name), GetOption.builder().isPrefix(true)
                         .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build()),
                 settings.timeout(), store, name, "inspect");
         List<KeyValue> queue = all.getKvs();
@@ -442,7 +445,7 @@ final class EtcdLockProvider implements LockProvider {
         if (key.getLease() == 0) {
             return null;
         }
-        long seconds = Calls.await(() -> client.getLeaseClient().timeToLive(key.getLease(),
+        long seconds = Calls.await(members, () -> client.getLeaseClient().timeToLive(key.getLease(),
                 io.etcd.jetcd.options.LeaseOption.DEFAULT), settings.timeout(), store, name, "read the lease of")
                 .getTTL();
         return seconds < 0 ? null : Duration.ofSeconds(seconds);
@@ -458,7 +461,7 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     private List<LockInfo> listOnce(String prefix) {
-        GetResponse all = Calls.await(() -> kv.get(keys.namesStartingWith(prefix), GetOption.builder().isPrefix(true)
+        GetResponse all = Calls.await(members, () -> kv.get(keys.namesStartingWith(prefix), GetOption.builder().isPrefix(true)
                         .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build()),
                 settings.timeout(), store, null, "list");
         Map<String, List<KeyValue>> queues = new TreeMap<>();
@@ -525,7 +528,7 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Optional<io.locksmith.spi.Registry> registry() {
-        return Optional.of(new EtcdRegistry(client, settings.prefix(), settings.timeout(), store));
+        return Optional.of(new EtcdRegistry(client, settings.prefix(), settings.timeout(), store, members));
     }
 
     @Override

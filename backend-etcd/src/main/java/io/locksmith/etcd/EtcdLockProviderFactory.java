@@ -34,7 +34,13 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
         EtcdSettings settings = EtcdSettings.from(uri);
         ClientBuilder builder = Client.builder()
                 .endpoints(settings.endpoints().toArray(String[]::new))
-                .connectTimeout(settings.timeout());
+                .connectTimeout(settings.timeout())
+                // A request to a store that refuses every connection fails at once with UNAVAILABLE and the refused
+                // connection as its cause, instead of waiting for a channel that will not come (gRPC's wait-for-ready,
+                // jetcd's default) or being retried inside jetcd: Calls retries transient failures itself, within the
+                // caller's bound, and the shared client must see the refusal to know the outage (SPEC R9.14).
+                .waitForReady(false)
+                .retryMaxAttempts(0);
         settings.user().ifPresent(user -> builder.user(EtcdKeys.bytes(user)));
         settings.password().ifPresent(password ->
                 builder.password(io.etcd.jetcd.ByteSequence.from(password, StandardCharsets.UTF_8)));

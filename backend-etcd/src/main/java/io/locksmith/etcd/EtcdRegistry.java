@@ -24,7 +24,10 @@ final class EtcdRegistry implements Registry {
     private final Duration timeout;
     private final String store;
 
-    EtcdRegistry(Client client, String lockPrefix, Duration timeout, String store) {
+    private final Reachability members;
+
+    EtcdRegistry(Client client, String lockPrefix, Duration timeout, String store, Reachability members) {
+        this.members = members;
         this.client = client;
         this.root = (lockPrefix.endsWith("/") ? lockPrefix.substring(0, lockPrefix.length() - 1) : lockPrefix)
                 + ".registry/";
@@ -37,17 +40,17 @@ final class EtcdRegistry implements Registry {
         PutOption.Builder option = PutOption.builder();
         if (ttl != null) {
             long seconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
-            long leaseId = Calls.await(() -> client.getLeaseClient().grant(seconds), timeout, store, null,
+            long leaseId = Calls.await(members, () -> client.getLeaseClient().grant(seconds), timeout, store, null,
                     "grant a registry lease").getID();
             option.withLeaseId(leaseId);
         }
-        Calls.await(() -> client.getKVClient().put(bytes(root + key), bytes(value), option.build()), timeout, store,
+        Calls.await(members, () -> client.getKVClient().put(bytes(root + key), bytes(value), option.build()), timeout, store,
                 null, "put a registry record");
     }
 
     @Override
     public Map<String, String> list(String prefix) {
-        var response = Calls.await(() -> client.getKVClient().get(bytes(root + prefix),
+        var response = Calls.await(members, () -> client.getKVClient().get(bytes(root + prefix),
                 GetOption.builder().isPrefix(true).build()), timeout, store, null, "list registry records");
         Map<String, String> records = new TreeMap<>();
         for (KeyValue kv : response.getKvs()) {
@@ -59,7 +62,7 @@ final class EtcdRegistry implements Registry {
 
     @Override
     public void remove(String key) {
-        Calls.await(() -> client.getKVClient().delete(bytes(root + key)), timeout, store, null,
+        Calls.await(members, () -> client.getKVClient().delete(bytes(root + key)), timeout, store, null,
                 "remove a registry record");
     }
 

@@ -85,8 +85,11 @@ final class SharedLeases implements AutoCloseable {
     private final Map<Long, SharedLease> byTtl = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
+    private final Reachability members;
+
     SharedLeases(Lease leaseClient, ScheduledExecutorService scheduler, LossListener lossListener, String store,
-                 Duration timeout) {
+                 Duration timeout, Reachability members) {
+        this.members = members;
         this.leaseClient = leaseClient;
         this.scheduler = scheduler;
         this.lossListener = lossListener;
@@ -118,7 +121,7 @@ final class SharedLeases implements AutoCloseable {
             }
             ensureOpen();
             long sentAt = System.nanoTime();
-            LeaseGrantResponse granted = Calls.await(() -> leaseClient.grant(ttlSeconds), timeout, store, lockName,
+            LeaseGrantResponse granted = Calls.await(members, () -> leaseClient.grant(ttlSeconds), timeout, store, lockName,
                     "grant a lease of " + ttlSeconds + "s");
             SharedLease fresh = new SharedLease(granted.getID(), granted.getTTL(),
                     sentAt + TimeUnit.SECONDS.toNanos(granted.getTTL()));
@@ -175,7 +178,7 @@ final class SharedLeases implements AutoCloseable {
         // Taken before the first attempt: a later attempt only makes etcd's real expiry later than we count.
         long sentAt = System.nanoTime();
         try {
-            Calls.await(() -> leaseClient.keepAliveOnce(lease.id), within, store, lockName,
+            Calls.await(members, () -> leaseClient.keepAliveOnce(lease.id), within, store, lockName,
                     "keep lease " + Long.toHexString(lease.id) + " alive");
             lease.confirmed(sentAt);
             return true;

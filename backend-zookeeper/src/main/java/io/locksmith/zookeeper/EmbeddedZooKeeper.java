@@ -142,8 +142,21 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws LockStoreException if it cannot start again (the port was taken meanwhile)
      */
     public synchronized void restart() {
-        running.stop();
+        if (running != null) {
+            running.stop();
+        }
         running = run(port, dataDir);
+    }
+
+    /**
+     * Stops the server as a crash would, until {@link #restart()}: its port refuses connections meanwhile. For fault
+     * tests of a store that is down.
+     */
+    public synchronized void kill() {
+        if (running != null) {
+            running.stop();
+            running = null;
+        }
     }
 
     /** The port the server listens on. */
@@ -179,7 +192,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     /** Stops the server and deletes its data. Idempotent. */
     @Override
     public synchronized void close() {
-        running.stop();
+        if (running != null) {
+            running.stop();
+            running = null;
+        }
         cleanUp(null, dataDir);
     }
 

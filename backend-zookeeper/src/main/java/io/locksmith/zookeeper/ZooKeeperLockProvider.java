@@ -679,6 +679,13 @@ final class ZooKeeperLockProvider implements LockProvider {
             Thread.currentThread().interrupt();
             return new LockInterruptedException(name, interrupted);
         }
+        if (e instanceof KeeperException keeper && keeper.code() == KeeperException.Code.CONNECTIONLOSS) {
+            LockStoreException refused = requests.refusal(name, action);
+            if (refused != null) {
+                refused.addSuppressed(e);
+                return refused;
+            }
+        }
         return new LockStoreException(name, describe() + " failed to " + action + ": " + e, e);
     }
 

@@ -93,7 +93,7 @@ public abstract class OutageFaultTck {
     }
 
     @Test
-    void required_r9_14_aKnownOutageFailsCallsFast() {
+    public void required_r9_14_aKnownOutageFailsCallsFast() {
         TckTiming timing = timing();
         Duration slack = timing.slack();
         LockClient client = client();
@@ -125,7 +125,7 @@ public abstract class OutageFaultTck {
     }
 
     @Test
-    void required_r9_15_aStoreKilledUnderAThousandWaitersEndsEveryWaitAndIsUsableAfterItsRestart()
+    public void required_r9_15_aStoreKilledUnderAThousandWaitersEndsEveryWaitAndIsUsableAfterItsRestart()
             throws InterruptedException {
         TckTiming timing = timing();
         Duration slack = timing.slack();
