@@ -551,19 +551,14 @@ final class DefaultDistributedLock implements DistributedLock {
         // An interrupted waiter must still leave nothing behind: a store call made with the interrupt flag set fails at
         // once in most clients, so clear it for the clean-up and set it again afterwards. The clean-up gets a short
         // grace beyond the caller's bound; after that it goes on in the background.
-        if (client.outage.isKnown()) {
-            // The store refuses connections: waiting for the clean-up would only add its failure to the caller's
-            // time. It goes on in the background, and a queue place it cannot drop ends with its session or TTL.
-            client.storeCalls.runInBackground(name, "cancel of the wait", () -> provider.cancel(name, last));
-            return;
-        }
+        // While the store is known to refuse connections the clean-up goes on in the background: waiting for it would
+        // only add its failure to the caller's time (DefaultLockClient.cleanUp).
         boolean interrupted = Thread.interrupted();
         try {
-            client.storeCalls.runQuietlyWithin(name, "cancel of the wait", () -> provider.cancel(name, last),
-                    CLEANUP_GRACE_NANOS);
+            client.cleanUp(name, last, "cancel of the wait", () -> provider.cancel(name, last));
         } catch (RuntimeException e) {
-            LOG.warn("could not drop the queue entry of lock '{}' after the wait ended; it ends with its"
-                    + " session or TTL", name, e);
+            LOG.warn("could not drop the queue entry of lock '{}' after the wait ended; it is tried again until the"
+                    + " store answers, or ends with its TTL", name, e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -603,8 +598,7 @@ final class DefaultDistributedLock implements DistributedLock {
             }
         } catch (RuntimeException | Error e) {
             try {
-                client.storeCalls.runQuietlyWithin(name, "release after a failed acquire",
-                        () -> provider.releaseAmbiguous(name, owner), CLEANUP_GRACE_NANOS);
+                client.cleanUp(name, owner, "release after a failed acquire", () -> provider.releaseAmbiguous(name, owner));
             } catch (RuntimeException cleanup) {
                 e.addSuppressed(cleanup);
             }
@@ -615,8 +609,7 @@ final class DefaultDistributedLock implements DistributedLock {
         if (registered) {
             client.ensureOpen();
         }
-        client.storeCalls.runQuietlyWithin(name, "release of a late grant", () -> provider.release(held.grant),
-                CLEANUP_GRACE_NANOS);
+        client.cleanUp(name, owner, "release of a late grant", () -> provider.release(held.grant));
         return Optional.empty();
     }
 
@@ -651,8 +644,8 @@ final class DefaultDistributedLock implements DistributedLock {
         } catch (InterruptedException e) {
             // The request may have reached the store: clean up as after a failure, without the interrupt flag.
             try {
-                client.storeCalls.runQuietlyWithin(name, "release after an interrupted acquire",
-                        () -> provider.releaseAmbiguous(name, owner), CLEANUP_GRACE_NANOS);
+                client.cleanUp(name, owner, "release after an interrupted acquire",
+                        () -> provider.releaseAmbiguous(name, owner));
             } catch (RuntimeException cleanup) {
                 e.addSuppressed(cleanup);
             }
@@ -674,13 +667,7 @@ final class DefaultDistributedLock implements DistributedLock {
             // Waited for a short grace only: a dead store must not stretch the caller's bound; not at all when the
             // store is known to refuse connections (it goes on in the background).
             try {
-                if (client.outage.isKnown()) {
-                    client.storeCalls.runInBackground(name, "release after a failed acquire",
-                            () -> provider.releaseAmbiguous(name, owner));
-                } else {
-                    client.storeCalls.runQuietlyWithin(name, "release after a failed acquire",
-                            () -> provider.releaseAmbiguous(name, owner), CLEANUP_GRACE_NANOS);
-                }
+                client.cleanUp(name, owner, "release after a failed acquire", () -> provider.releaseAmbiguous(name, owner));
             } catch (RuntimeException cleanup) {
                 failure.addSuppressed(cleanup);
             }

@@ -580,11 +580,46 @@ final class DefaultLockClient implements LockClient {
             // Lost on our side (deadline with a safety margin, session doubt): the store may still have it.
             // An owner-checked release is safe and frees it for the next holder sooner. In the background: closing
             // a lost lease is documented as making no blocking store call (the store may be why it was lost).
-            if (guaranteedReleases.isPending(lock.grant)) {
-                guaranteedReleases.releaseNow(lock.grant); // its release at the TTL, brought forward
+            if (guaranteedReleases.isPending(lock.grant) || !storeAppliesTtl) {
+                // Its release at the TTL brought forward; or, in a store that applies no TTL, a release that must be
+                // sent until the store answers it: the lock would otherwise stay for the whole session.
+                guaranteedReleases.releaseNow(lock.grant);
             } else {
                 storeCalls.runInBackground(lock.name(), "release of a lost lease", () -> releaseInStore(lock));
             }
+        }
+    }
+
+    /**
+     * Makes a clean-up call that must reach the store (dropping a finished wait's queue place, releasing an ambiguous or
+     * late grant: owner-checked, so repeating it is harmless): tried within the clean-up grace, or in the background
+     * while an outage is known. For a store that applies no TTL (etcd keys under the client's shared lease, ZooKeeper's
+     * ephemeral nodes), a try that fails or outlives the grace is sent again until the store answers
+     * ({@link GuaranteedReleases#cleanUpUntilAnswered}): such a store keeps a queue place or a grant for as long as the
+     * client's session lives, and one left ahead in a fair queue would block the name for every client.
+     *
+     * @throws RuntimeException what the try within the grace threw (the retries are arranged first)
+     */
+    void cleanUp(String name, io.locksmith.spi.Owner owner, String what, Runnable providerCall) {
+        if (outage.isKnown()) {
+            if (storeAppliesTtl) {
+                storeCalls.runInBackground(name, what, providerCall);
+            } else {
+                guaranteedReleases.cleanUpUntilAnswered(name, owner, what, providerCall);
+            }
+            return;
+        }
+        boolean answered;
+        try {
+            answered = storeCalls.runQuietlyWithin(name, what, providerCall, DefaultDistributedLock.CLEANUP_GRACE_NANOS);
+        } catch (RuntimeException e) {
+            if (!storeAppliesTtl) {
+                guaranteedReleases.cleanUpUntilAnswered(name, owner, what, providerCall);
+            }
+            throw e;
+        }
+        if (!answered && !storeAppliesTtl) {
+            guaranteedReleases.cleanUpUntilAnswered(name, owner, what, providerCall);
         }
     }
 

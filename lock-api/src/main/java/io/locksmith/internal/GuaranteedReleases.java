@@ -30,6 +30,10 @@ import java.util.function.Consumer;
  * it), or the client is closed (closing the provider ends its session, and the session's locks with it). Without the
  * retry a holder whose renewals failed because the store was unreachable would leave its lock taken for as long as
  * the session then lives: an ephemeral node has no TTL of its own.
+ *
+ * <p>The same retries carry the client's other clean-ups on such a store ({@link #cleanUpUntilAnswered}): the cancel
+ * of a finished wait's queue place and the release of an ambiguous or late grant, whose first try failed or outlived
+ * its grace. A queue place left behind would stay ahead of every later waiter for the whole session.
  */
 final class GuaranteedReleases implements AutoCloseable {
 
@@ -50,9 +54,19 @@ final class GuaranteedReleases implements AutoCloseable {
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    /** One lock to release; {@code generation} changes when it is rescheduled, so that an older timer does nothing. */
+    /**
+     * One lock to release, or one clean-up call to make ({@link #cleanUpUntilAnswered}); {@code generation} changes
+     * when it is rescheduled, so that an older timer does nothing.
+     */
     private static final class Pending {
+        /** The key in {@link #pending}: the owner id for a release, the clean-up and the owner id for a clean-up. */
+        final String key;
+        final String name;
+        /** The holding to release, or null for a clean-up. */
         final Grant grant;
+        /** The clean-up's provider call, or null for a release. */
+        final Runnable cleanUp;
+        final String what;
         long generation;
         /** When the current generation's attempt is due ({@link System#nanoTime()}). */
         long scheduledAt;
@@ -60,7 +74,24 @@ final class GuaranteedReleases implements AutoCloseable {
         int failures;
 
         Pending(Grant grant) {
+            this.key = grant.owner().id();
+            this.name = grant.name();
             this.grant = grant;
+            this.cleanUp = null;
+            this.what = "release at the end of the lease";
+        }
+
+        Pending(String key, String name, String what, Runnable cleanUp) {
+            this.key = key;
+            this.name = name;
+            this.grant = null;
+            this.cleanUp = cleanUp;
+            this.what = what;
+        }
+
+        /** The token for messages: the holding's, or -1 for a clean-up. */
+        long token() {
+            return grant == null ? -1 : grant.fencingToken();
         }
     }
 
@@ -82,7 +113,7 @@ final class GuaranteedReleases implements AutoCloseable {
             return;
         }
         Pending entry = pending.computeIfAbsent(grant.owner().id(), id -> new Pending(grant));
-        if (entry.grant.fencingToken() != grant.fencingToken()) {
+        if (entry.grant == null || entry.grant.fencingToken() != grant.fencingToken()) {
             return; // owner ids are never reused: cannot happen, but never release another holding
         }
         schedule(entry, atNanos - System.nanoTime(), true);
@@ -93,10 +124,26 @@ final class GuaranteedReleases implements AutoCloseable {
         releaseAt(grant, System.nanoTime());
     }
 
+    /**
+     * Makes the clean-up call {@code providerCall} (a cancelled wait's queue place, an ambiguous grant: owner-checked,
+     * so repeating it is harmless) after a first pause, and again with a growing pause until the store answers it
+     * (the call returns) or the client is closed. For a store that applies no TTL, which keeps a queue place or a grant
+     * as long as the client's session lives: a clean-up lost in an outage would block the name until the client closes.
+     */
+    void cleanUpUntilAnswered(String name, io.locksmith.spi.Owner owner, String what, Runnable providerCall) {
+        if (closed) {
+            return;
+        }
+        Pending entry = new Pending(what + "/" + owner.id(), name, what, providerCall);
+        if (pending.putIfAbsent(entry.key, entry) == null) {
+            schedule(entry, FIRST_RETRY_NANOS, false);
+        }
+    }
+
     /** Whether a release of this holding is arranged and not yet answered. */
     boolean isPending(Grant grant) {
         Pending entry = pending.get(grant.owner().id());
-        return entry != null && entry.grant.fencingToken() == grant.fencingToken();
+        return entry != null && entry.grant != null && entry.grant.fencingToken() == grant.fencingToken();
     }
 
     /**
@@ -106,7 +153,8 @@ final class GuaranteedReleases implements AutoCloseable {
      */
     void storeLetGo(Grant grant) {
         Pending entry = pending.get(grant.owner().id());
-        if (entry != null && (grant.fencingToken() < 0 || entry.grant.fencingToken() == grant.fencingToken())) {
+        if (entry != null && entry.grant != null
+                && (grant.fencingToken() < 0 || entry.grant.fencingToken() == grant.fencingToken())) {
             pending.remove(grant.owner().id(), entry);
         }
     }
@@ -133,7 +181,7 @@ final class GuaranteedReleases implements AutoCloseable {
         // The timer thread only hands the attempt to a store-call thread: it never waits on the store, so one slow
         // release does not delay another lock's (nor the renewal thread, which may be waiting on the store).
         // A task, not a provider call: the attempt's own store call takes its turn among the calls in flight.
-        Runnable attempt = () -> storeCalls.runAsync(entry.grant.name(), () -> attempt(entry, generation));
+        Runnable attempt = () -> storeCalls.runAsync(entry.name, () -> attempt(entry, generation));
         if (delayNanos > 0) {
             // null: the timer is closed, and so is the client (its close ends the session and the session's locks).
             timer.schedule(attempt, delayNanos);
@@ -144,14 +192,18 @@ final class GuaranteedReleases implements AutoCloseable {
 
     private void attempt(Pending entry, long generation) {
         synchronized (entry) {
-            if (closed || entry.generation != generation || pending.get(entry.grant.owner().id()) != entry) {
+            if (closed || entry.generation != generation || pending.get(entry.key) != entry) {
                 return;
             }
         }
         Grant grant = entry.grant;
+        Runnable cleanUp = entry.cleanUp;
         try {
-            boolean removed = storeCalls.call(grant.name(), "release at the end of the lease",
-                    () -> provider.release(grant), attemptBoundNanos, late -> answered(entry, late));
+            boolean removed = storeCalls.call(entry.name, entry.what, grant != null ? () -> provider.release(grant)
+                    : () -> {
+                        cleanUp.run();
+                        return true;
+                    }, attemptBoundNanos, late -> answered(entry, late));
             answered(entry, removed);
         } catch (LockException e) {
             retryLater(entry, generation, e);
@@ -161,24 +213,24 @@ final class GuaranteedReleases implements AutoCloseable {
             retryLater(entry, generation, e);
         } catch (RuntimeException e) {
             // Not a store failure but a provider that cannot release this grant: trying again would fail the same way.
-            pending.remove(grant.owner().id(), entry);
-            LOG.warn("{} failed to release lock '{}' (token {}) at the end of its lease; it stays until the store's"
-                    + " session ends", provider.describe(), grant.name(), grant.fencingToken(), e);
+            pending.remove(entry.key, entry);
+            LOG.warn("{} failed the {} of lock '{}' (token {}); it stays until the store's session ends",
+                    provider.describe(), entry.what, entry.name, entry.token(), e);
         }
     }
 
     private void answered(Pending entry, boolean removed) {
-        if (pending.remove(entry.grant.owner().id(), entry)) {
-            LOG.debug("lock '{}' (token {}) released in {} at the end of its lease{}", entry.grant.name(),
-                    entry.grant.fencingToken(), provider.describe(), removed ? "" : " (it was gone already)");
-            released.accept(entry.grant.name());
+        if (pending.remove(entry.key, entry)) {
+            LOG.debug("{} of lock '{}' (token {}) answered by {}{}", entry.what, entry.name, entry.token(),
+                    provider.describe(), removed ? "" : " (it was gone already)");
+            released.accept(entry.name);
         }
     }
 
     private void retryLater(Pending entry, long generation, Exception failure) {
         long pause;
         synchronized (entry) {
-            if (closed || entry.generation != generation || pending.get(entry.grant.owner().id()) != entry) {
+            if (closed || entry.generation != generation || pending.get(entry.key) != entry) {
                 return;
             }
             entry.failures++;
@@ -188,9 +240,9 @@ final class GuaranteedReleases implements AutoCloseable {
             pause = step / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, step / 2));
         }
         if (entry.failures == 1 || entry.failures % 30 == 0) {
-            LOG.warn("releasing lock '{}' (token {}) in {} at the end of its lease failed {} time(s); retrying until"
-                    + " the store answers or ends the session: {}", entry.grant.name(), entry.grant.fencingToken(),
-                    provider.describe(), entry.failures, failure.toString());
+            LOG.warn("the {} of lock '{}' (token {}) in {} failed {} time(s); retrying until the store answers or ends"
+                    + " the session: {}", entry.what, entry.name, entry.token(), provider.describe(), entry.failures,
+                    failure.toString());
         }
         schedule(entry, pause, false);
     }
