@@ -398,10 +398,11 @@ final class DefaultLockClient implements LockClient {
             }
         }
         // Acquires still at the store end soon (woken waiters see the closed client; a grant that lands now is
-        // released by registerHeld). Closing the provider under them would leave such a grant in the store until its
-        // TTL with nobody holding it: give them the command time-out to end.
+        // released by registerHeld), and so do the clean-ups they started (a waiter's cancel that outlived its grace
+        // goes on in the background). Closing the provider under them would leave such a grant or queue place in the
+        // store until its TTL with nobody holding it: give them the command time-out to end.
         long deadline = System.nanoTime() + commandTimeoutNanos;
-        while (acquiresUnderWay.get() > 0 && System.nanoTime() - deadline < 0) {
+        while ((acquiresUnderWay.get() > 0 || storeCalls.inFlight() > 0) && System.nanoTime() - deadline < 0) {
             java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1));
         }
         // Releases still retried for a store without a TTL end here: closing the provider ends its session.
