@@ -481,7 +481,7 @@ final class BrokenClients {
          * True: the lease is handed off the pool thread ({@link Lease#handOff()}) before it is handed out, but a cancel
          * of the future reaches neither the thread nor its wait, which goes on and takes the lock for nobody (R10.3).
          * False: the lease stays bound to the pool thread that acquired it, so the next task that thread runs, another
-         * caller's acquire of the same name, re-enters it (R4.6, and R10.1).
+         * caller's acquire of the same name, re-enters it (R4.6; R10.1 when the pool happens to reuse that thread).
          */
         private final boolean handsOff;
 

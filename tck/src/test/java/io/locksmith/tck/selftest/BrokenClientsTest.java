@@ -48,7 +48,9 @@ class BrokenClientsTest {
                 arguments(BrokenClientKits.IgnoresNonReentrantOptionTck.class, List.of(R4_5), List.of(R4_1, R4_4, R4_6)),
                 arguments(BrokenClientKits.BindsAsyncLeaseToItsCallerTck.class, List.of(R4_6), List.of(R4_1, R4_4, R4_5)),
                 arguments(BrokenClientKits.AsyncReentryByClientTck.class, List.of(R4_6), List.of(R4_1, R10_2, R10_4)),
-                arguments(BrokenClientKits.LeaseBoundToAPoolThreadTck.class, List.of(R4_6, R10_1), List.of(R4_1, R10_2)),
+                // R10.1 too, but only when the pool gives a second acquire to the thread that holds the first lease:
+                // under load every acquire got a thread of its own and R10.1 passed (CI, 2 Dec). R4.6 hands it one.
+                arguments(BrokenClientKits.LeaseBoundToAPoolThreadTck.class, List.of(R4_6), List.of(R4_1, R10_2)),
                 arguments(BrokenClientKits.SingleFlightAsyncTck.class, List.of(R10_1), List.of(R10_2, R10_4)),
                 arguments(BrokenClientKits.AsyncKeyedByClientTck.class, List.of(R10_1), List.of(R1_2, R4_1)),
                 arguments(BrokenClientKits.AsyncWaitInTheWrongUnitTck.class, List.of(R10_2), List.of(R10_1, R10_3, R10_4)),
