@@ -62,6 +62,18 @@ open class Stock {
     }
 }
 
+/** SKIP on a suspend function whose return type cannot be null: refused at startup. */
+open class NonNullSkip {
+    @Locked(name = "'skip-non-null'", waitTime = "100ms", onFailure = Locked.OnFailure.SKIP)
+    open suspend fun read(): String = "value"
+}
+
+/** SKIP on a suspend function whose return type is nullable: a busy lock returns null. */
+open class NullableSkip {
+    @Locked(name = "'skip:' + #sku", waitTime = "100ms", onFailure = Locked.OnFailure.SKIP)
+    open suspend fun read(sku: String): String? = "value"
+}
+
 /**
  * `@Locked` on a Kotlin suspend function holds the lock until the function returns, throws or is cancelled, without a
  * thread waiting: Spring AOP runs it as a Mono (kotlinx-coroutines-reactor) and the starter holds the lock for that
@@ -101,6 +113,37 @@ class LockedSuspendFunctionTest {
             }
             await().atMost(Duration.ofSeconds(30)).until { client.heldCount() == 0 }
             assertTrue(client.inspect("stock:$sku").isEmpty)
+        }
+    }
+
+    /** A skipped call returns null: a `String` caller would hold a null and fail far from the lock. */
+    @Test
+    fun skipOnASuspendFunctionWhoseResultCannotBeNullIsRefusedAtStartup() {
+        runner.withBean(NonNullSkip::class.java).run { context ->
+            val failure = context.startupFailure
+            assertTrue(failure != null, "the context started")
+            var cause: Throwable? = failure
+            val messages = StringBuilder()
+            while (cause != null) {
+                messages.append(cause.message).append('\n')
+                cause = cause.cause
+            }
+            assertTrue(messages.contains("NonNullSkip.read") && messages.contains("kotlin.String is not nullable")
+                    && messages.contains("SKIP"), messages.toString())
+        }
+    }
+
+    @Test
+    fun skipOnASuspendFunctionWithANullableResultReturnsNullWhileTheLockIsBusy() {
+        runner.withBean(NullableSkip::class.java).run { context ->
+            val skipping = context.getBean(NullableSkip::class.java)
+            val sku = UUID.randomUUID().toString()
+            LockClient.open(store).use { other ->
+                other.lock("skip:$sku").acquire(Duration.ofSeconds(5)).use {
+                    assertEquals(null, runBlocking { skipping.read(sku) })
+                }
+            }
+            assertEquals("value", runBlocking { skipping.read(sku) })
         }
     }
 }

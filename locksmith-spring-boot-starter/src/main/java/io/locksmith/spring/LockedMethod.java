@@ -259,11 +259,48 @@ final class LockedMethod {
     }
 
     private void checkSkippable() {
+        if (failureStrategy != FailureStrategy.SKIP) {
+            return;
+        }
         Class<?> type = method.getReturnType();
-        if (failureStrategy == FailureStrategy.SKIP && type.isPrimitive() && type != void.class) {
+        if (type.isPrimitive() && type != void.class) {
             throw invalid("the failure strategy SKIP (onFailure, or locksmith.annotation.on-failure) needs a void,"
                     + " Optional or object return type, not " + type
                     + " (a skipped call has no value to return)", null);
+        }
+        if (execution == Execution.SUSPENDING) {
+            String declared = kotlinReturnTypeIfNotNullable(method);
+            if (declared != null) {
+                // A skipped suspend call returns null, which Kotlin does not check at the proxy: the caller would
+                // hold a null String and fail later, far from the lock.
+                throw invalid("the failure strategy SKIP (onFailure, or locksmith.annotation.on-failure) returns null"
+                        + " from a skipped suspend function, and its return type " + declared + " is not nullable:"
+                        + " declare it " + declared + "? (or Unit), or choose THROW or a failureHandler", null);
+            }
+        }
+    }
+
+    /**
+     * The declared Kotlin return type of {@code method} if Kotlin's reflection is present and says it can be neither
+     * null nor {@code Unit}; null otherwise (nullable, {@code Unit}, or not known). Read by reflection: Kotlin is
+     * optional for the starter.
+     */
+    private static String kotlinReturnTypeIfNotNullable(Method method) {
+        try {
+            Class<?> mapping = Class.forName("kotlin.reflect.jvm.ReflectJvmMapping", false, method.getDeclaringClass()
+                    .getClassLoader());
+            Object function = mapping.getMethod("getKotlinFunction", Method.class).invoke(null, method);
+            if (function == null) {
+                return null;
+            }
+            Class<?> callable = Class.forName("kotlin.reflect.KCallable", false, mapping.getClassLoader());
+            Object returnType = callable.getMethod("getReturnType").invoke(function);
+            Class<?> kType = Class.forName("kotlin.reflect.KType", false, mapping.getClassLoader());
+            boolean nullable = (Boolean) kType.getMethod("isMarkedNullable").invoke(returnType);
+            String declared = String.valueOf(returnType);
+            return nullable || declared.equals("kotlin.Unit") ? null : declared;
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+            return null; // no kotlin-reflect, or not a Kotlin function: nothing to check
         }
     }
 
