@@ -1,6 +1,7 @@
 package io.locksmith.tck.kits;
 
 import io.locksmith.Capability;
+import io.locksmith.DistributedLock;
 import io.locksmith.HolderIdentity;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Assumptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -265,6 +267,18 @@ public final class KitContext {
 
     LockOptions longLease() {
         return LockOptions.builder().leaseTime(timing.longLease()).maxHold(timing.longLease().multipliedBy(10)).build();
+    }
+
+    /**
+     * Asserts that {@code client} gets {@code name} at once ({@code tryAcquire()}), or within {@code wait} if not null,
+     * and lets it go: the end of a rule's story, that nothing stayed behind in the store.
+     *
+     * @param after what happened before that should have freed it, for the message ("after its release")
+     */
+    void assertFree(LockClient client, String name, Duration wait, String after) {
+        DistributedLock lock = client.lock(name, longLease());
+        Optional<Lease> lease = wait == null ? lock.tryAcquire() : lock.tryAcquire(wait);
+        lease.orElseThrow(() -> new AssertionError("lock '" + name + "' stayed taken " + after)).close();
     }
 
     LockOptions fixedShortLease() {

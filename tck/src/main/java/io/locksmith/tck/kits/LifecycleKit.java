@@ -56,8 +56,7 @@ public interface LifecycleKit extends RuleKit {
         assertFalse(lease.isHeld(), "a lease of a closed client still reports isHeld()");
         assertTrue(lost.get() != null && lost.get().reason() == LossReason.CLIENT_CLOSED,
                 "the holder was not told with CLIENT_CLOSED: " + lost.get());
-        b.lock(name, kit.longLease()).tryAcquire().orElseThrow(() -> new AssertionError("lock '" + name
-                + "' (TTL " + timing.longLease() + ") was not free right after its client was closed")).close();
+        kit.assertFree(b, name, null, "(TTL " + timing.longLease() + ") right after its client was closed");
         lease.close();
         a.close();
     }
@@ -136,8 +135,7 @@ public interface LifecycleKit extends RuleKit {
             held.forEach(Lease::close);
         }
         for (String name : names) {
-            b.lock(name, kit.longLease()).tryAcquire().orElseThrow(() -> new AssertionError(
-                    "'" + name + "' stayed taken after its release")).close();
+            kit.assertFree(b, name, null, "after its release");
         }
     }
 
@@ -190,8 +188,7 @@ public interface LifecycleKit extends RuleKit {
                 + " client A released lock '" + lostByA + "' that A had lost and B now holds: close must release only the"
                 + " client's current holdings, owner-checked");
         assertTrue(bHolds.isHeld());
-        b.lock(heldByA, kit.longLease()).tryAcquire().orElseThrow(() -> new AssertionError("lock '" + heldByA
-                + "' was not free right after its client was closed")).close();
+        kit.assertFree(b, heldByA, null, "right after its client was closed");
         bHolds.close();
         expiring.close();
     }

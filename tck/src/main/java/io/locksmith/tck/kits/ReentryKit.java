@@ -81,8 +81,7 @@ public interface ReentryKit extends RuleKit {
                 "closing the inner re-entrant lease released lock '" + name + "' in the store");
         assertTrue(outer.isHeld());
         outer.close();
-        b.lock(name, kit.longLease()).tryAcquire().orElseThrow(() -> new AssertionError(
-                "lock '" + name + "' stayed taken after its last re-entrant lease was closed")).close();
+        kit.assertFree(b, name, null, "after its last re-entrant lease was closed");
     }
 
     @Test

@@ -96,8 +96,7 @@ public interface SpiFaultKit extends RuleKit {
                             + " does not have it");
         }
         renewing.close();
-        b.lock(renewed, kit.longLease()).tryAcquire(timing.slack()).orElseThrow(() -> new AssertionError("lock '" + renewed
-                + "' stayed taken after its holder closed it")).close();
+        kit.assertFree(b, renewed, timing.slack(), "after its holder closed it");
     }
 
     @Test
@@ -128,8 +127,7 @@ public interface SpiFaultKit extends RuleKit {
         assertEquals(fixed, fixedLost.get().lockName());
         assertEquals(fixedLease.fencingToken(), fixedLost.get().fencingToken());
         for (String name : List.of(renewing, fixed)) {
-            other.lock(name, kit.longLease()).tryAcquire(timing.slack()).orElseThrow(() -> new AssertionError("lock '" + name
-                    + "' stayed taken after its holder's session ended")).close();
+            kit.assertFree(other, name, timing.slack(), "after its holder's session ended");
         }
         // The provider goes on with a new session: the client is not broken by the end of the old one.
         Lease again = s.client().lock(kit.name(), kit.longLease()).acquire(timing.slack().multipliedBy(2));

@@ -81,8 +81,7 @@ public interface WaitingKit extends RuleKit {
         assertTrue(waiting.tryAcquire(wait).isEmpty(), "tryAcquire(" + wait + ") got a held lock");
         assertEquals(0, b.heldCount(), "the timed-out client counts a held lock");
         held.close();
-        c.lock(name, kit.longLease()).tryAcquire().orElseThrow(() -> new AssertionError("after timed-out waits and a"
-                + " release, lock '" + name + "' was not free for a new client: the waits left something behind")).close();
+        kit.assertFree(c, name, null, "after timed-out waits and a release: the waits left something behind");
     }
 
     @Test
@@ -111,8 +110,7 @@ public interface WaitingKit extends RuleKit {
         assertTrue(flagSetAfterwards.get(), "the waiter's interrupt flag was not set again");
         assertEquals(0, b.heldCount(), "the interrupted client counts a held lock");
         held.close();
-        c.lock(name, kit.longLease()).tryAcquire().orElseThrow(() -> new AssertionError("after an interrupted wait and a"
-                + " release, lock '" + name + "' was not free for a new client: the wait left something behind")).close();
+        kit.assertFree(c, name, null, "after an interrupted wait and a release: the wait left something behind");
     }
 
     @Test

@@ -9,20 +9,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.discovery.DiscoverySelectors;
-import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.launcher.Launcher;
-import org.junit.platform.launcher.TestExecutionListener;
-import org.junit.platform.launcher.TestIdentifier;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
 
 import java.io.IOException;
-import java.lang.reflect.Method;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -119,33 +108,11 @@ class BrokenFaultProvidersTest {
     }
 
     private static String describe(Map<FaultRule, TestExecutionResult> results) {
-        StringBuilder text = new StringBuilder();
-        results.forEach((rule, result) -> text.append(rule.id()).append(": ").append(result.getStatus()).append(' ')
-                .append(result.getThrowable().map(Throwable::toString).orElse("")).append('\n'));
-        return text.toString();
+        return FaultRuleRuns.describe(results);
     }
 
     private static Map<FaultRule, TestExecutionResult> run(Class<? extends LockFaultTck> kit, FaultRule... rules) {
-        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
-        for (FaultRule rule : rules) {
-            String method = Arrays.stream(LockFaultTck.class.getDeclaredMethods()).map(Method::getName)
-                    .filter(name -> name.startsWith(rule.methodPrefix())).findFirst().orElseThrow();
-            request.selectors(DiscoverySelectors.selectMethod(kit, method));
-        }
-        Map<FaultRule, TestExecutionResult> results = new ConcurrentHashMap<>();
-        Launcher launcher = LauncherFactory.create();
-        launcher.execute(request.build(), new TestExecutionListener() {
-            @Override
-            public void executionFinished(TestIdentifier test, TestExecutionResult result) {
-                test.getSource().filter(MethodSource.class::isInstance).map(MethodSource.class::cast)
-                        .flatMap(source -> FaultRule.ofMethod(source.getMethodName()))
-                        .ifPresent(rule -> results.put(rule, result));
-            }
-        });
-        for (FaultRule rule : rules) {
-            assertTrue(results.containsKey(rule), rule.id() + " did not run on " + kit.getSimpleName());
-        }
-        return results;
+        return FaultRuleRuns.run(kit, LockFaultTck.class, rules);
     }
 
 }

@@ -18,23 +18,13 @@ import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.OutageFaultTck;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.discovery.DiscoverySelectors;
-import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.launcher.Launcher;
-import org.junit.platform.launcher.TestExecutionListener;
-import org.junit.platform.launcher.TestIdentifier;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
 
-import java.lang.reflect.Method;
 import java.net.ConnectException;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -185,25 +175,6 @@ class BrokenOutageProvidersTest {
     }
 
     private static Map<FaultRule, TestExecutionResult> run(Class<? extends OutageFaultTck> kit, FaultRule... rules) {
-        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
-        for (FaultRule rule : rules) {
-            String method = Arrays.stream(OutageFaultTck.class.getDeclaredMethods()).map(Method::getName)
-                    .filter(name -> name.startsWith(rule.methodPrefix())).findFirst().orElseThrow();
-            request.selectors(DiscoverySelectors.selectMethod(kit, method));
-        }
-        Map<FaultRule, TestExecutionResult> results = new ConcurrentHashMap<>();
-        Launcher launcher = LauncherFactory.create();
-        launcher.execute(request.build(), new TestExecutionListener() {
-            @Override
-            public void executionFinished(TestIdentifier test, TestExecutionResult result) {
-                test.getSource().filter(MethodSource.class::isInstance).map(MethodSource.class::cast)
-                        .flatMap(source -> FaultRule.ofMethod(source.getMethodName()))
-                        .ifPresent(rule -> results.put(rule, result));
-            }
-        });
-        for (FaultRule rule : rules) {
-            assertTrue(results.containsKey(rule), rule.id() + " did not run on " + kit.getSimpleName());
-        }
-        return results;
+        return FaultRuleRuns.run(kit, OutageFaultTck.class, rules);
     }
 }
