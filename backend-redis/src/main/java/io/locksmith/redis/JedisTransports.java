@@ -11,9 +11,11 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.HostAndPortMapper;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -68,7 +70,29 @@ final class JedisTransports {
     }
 
     /**
-     * The addresses the Sentinels announce, mapped to the ones this client reaches ({@code natMap}). Jedis maps
+     * The primaries and replicas of a Redis Cluster, found from the URI's seed nodes; the slot map is read again
+     * whenever a node redirects a command or goes away. Each node gets a pool of {@code poolSize} connections.
+     */
+    static RedisCommands cluster(RedisSettings settings, String description) {
+        JedisClientConfig config = clientConfig(settings, natMapper(settings));
+        Set<HostAndPort> seeds = new LinkedHashSet<>();
+        for (LockUri.HostPort host : settings.hosts()) {
+            seeds.add(new HostAndPort(host.host(), host.port()));
+        }
+        ClusterConnectionProvider cluster;
+        try {
+            // Read the slot map again at most every 100 ms when asked to: a failover or reshard is seen at once,
+            // and a burst of redirected calls does not ask the nodes for it once per call.
+            cluster = new ClusterConnectionProvider(seeds, config, poolConfig(settings), Duration.ofMillis(100));
+        } catch (JedisException e) {
+            throw new LockStoreException(description + ": cannot read the cluster's slot map from any of "
+                    + settings.hosts() + ": " + e.getMessage(), e);
+        }
+        return new JedisClusterCommands(cluster, config, description, settings.commandTimeout(), settings.poolSize());
+    }
+
+    /**
+     * The addresses the Sentinels (or the cluster's nodes) announce, mapped to the ones this client reaches ({@code natMap}). Jedis maps
      * them when a socket connects, so the pool still knows each node by its announced address.
      */
     private static HostAndPortMapper natMapper(RedisSettings settings) {

@@ -217,8 +217,45 @@ final class LockNode implements AutoCloseable {
         return renewed;
     }
 
-    /** One script call for all: fine on a single primary; Redis Cluster would need one call per slot. */
+    /**
+     * One script call per hash slot: on one primary every lock is in slot 0, so one call renews them all; on a Redis
+     * Cluster a script may only touch one slot's keys ({@code CROSSSLOT} otherwise), so the locks of each slot are
+     * renewed together, and the results come back in the order of {@code requests}. Every group's replica
+     * acknowledgement must hold, as for one call.
+     */
     List<Boolean> renewAll(List<RenewRequest> requests) {
+        Map<Integer, List<Integer>> bySlot = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            int slot = commands.slotOf(RedisLockKeys.lockKey(requests.get(i).grant().name()));
+            bySlot.computeIfAbsent(slot, s -> new ArrayList<>()).add(i);
+        }
+        Boolean[] results = new Boolean[requests.size()];
+        LockStoreException failure = null;
+        for (List<Integer> group : bySlot.values()) {
+            List<Boolean> renewed;
+            try {
+                renewed = renewInOneScript(group.stream().map(requests::get).toList());
+            } catch (LockStoreException e) {
+                // One shard failing over must not keep the other shards' locks from being renewed: the batch goes on,
+                // and fails as a whole at its end (the client renews it again; a renewal is safe to repeat).
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+                continue;
+            }
+            for (int i = 0; i < group.size(); i++) {
+                results[group.get(i)] = renewed.get(i);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return java.util.Arrays.asList(results);
+    }
+
+    private List<Boolean> renewInOneScript(List<RenewRequest> requests) {
         List<String> keys = new ArrayList<>(requests.size());
         List<String> args = new ArrayList<>(requests.size() * 2);
         for (RenewRequest request : requests) {
@@ -264,18 +301,21 @@ final class LockNode implements AutoCloseable {
     SortedSet<String> lockNames(String prefix) {
         SortedSet<String> names = new TreeSet<>();
         String pattern = RedisLockKeys.lockKeyPattern(prefix);
-        String cursor = "0";
-        do {
-            Reply reply = run(LuaScript.SCAN_LOCKS, List.of(), List.of(cursor, pattern), null);
-            List<?> values = list(reply.value(), LuaScript.SCAN_LOCKS);
-            cursor = String.valueOf(values.get(0));
-            for (Object key : values.subList(1, values.size())) {
-                String name = RedisLockKeys.nameOf(String.valueOf(key));
-                if (name != null && name.startsWith(prefix)) {
-                    names.add(name);
+        // A SCAN cursor belongs to one server: on a Redis Cluster each primary's keyspace is walked on its own.
+        for (RedisCommands primary : commands.primaries()) {
+            String cursor = "0";
+            do {
+                Reply reply = run(primary, LuaScript.SCAN_LOCKS, List.of(), List.of(cursor, pattern), null);
+                List<?> values = list(reply.value(), LuaScript.SCAN_LOCKS);
+                cursor = String.valueOf(values.get(0));
+                for (Object key : values.subList(1, values.size())) {
+                    String name = RedisLockKeys.nameOf(String.valueOf(key));
+                    if (name != null && name.startsWith(prefix)) {
+                        names.add(name);
+                    }
                 }
-            }
-        } while (!cursor.equals("0"));
+            } while (!cursor.equals("0"));
+        }
         return names;
     }
 
@@ -515,12 +555,17 @@ final class LockNode implements AutoCloseable {
     }
 
     private Reply run(LuaScript script, List<String> keys, List<String> args, ReplicaAck replicaAck) {
+        return run(commands, script, keys, args, replicaAck);
+    }
+
+    private static Reply run(RedisCommands target, LuaScript script, List<String> keys, List<String> args,
+                             ReplicaAck replicaAck) {
         // The NOSCRIPT fallback is part of the same call: under the transport's call limit, if it has one.
-        return commands.oneCall(() -> {
+        return target.oneCall(() -> {
             try {
-                return commands.evalsha(script.sha(), keys, args, replicaAck);
+                return target.evalsha(script.sha(), keys, args, replicaAck);
             } catch (RedisCommands.NoScriptException e) {
-                return commands.eval(script.text(), keys, args, replicaAck);
+                return target.eval(script.text(), keys, args, replicaAck);
             }
         });
     }

@@ -6,8 +6,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The few Redis commands the lock protocol needs, on one Redis deployment (a node, or a Sentinel-watched
- * primary): the only part that differs between Jedis and Redisson. Replies come back as Java values:
+ * The few Redis commands the lock protocol needs, on one Redis deployment (a node, a Sentinel-watched
+ * primary, or a Redis Cluster, whose commands go to the primary of their keys' slot): the only part that
+ * differs between Jedis and Redisson. Replies come back as Java values:
  * integers as {@link Long}, bulk strings as {@link String}, arrays as {@link List}.
  *
  * <p>Every failure to reach the server or to get an answer is a {@link LockStoreException} whose message
@@ -81,6 +82,24 @@ interface RedisCommands extends AutoCloseable {
 
     /** The server for messages, e.g. {@code 127.0.0.1:6379/0 (jedis)}; never the password. */
     String describe();
+
+    /**
+     * The hash slot of {@code key} on a Redis Cluster, where the keys of one script must share one slot; 0 on a
+     * deployment without slots. Scripts over the keys of several locks (batch renewal) are split by it, so that no
+     * call ever meets {@code CROSSSLOT}.
+     */
+    default int slotOf(String key) {
+        return 0;
+    }
+
+    /**
+     * One {@code RedisCommands} per primary, for scripts that name no key and must see every primary's keyspace
+     * (a {@code SCAN} step): this object alone on a deployment with one primary. On a Redis Cluster each runs its
+     * scripts on one node and has no subscriptions; the list is the primaries known now.
+     */
+    default List<RedisCommands> primaries() {
+        return List.of(this);
+    }
 
     /** Closes connections and threads this object opened (not a client it was given). */
     @Override

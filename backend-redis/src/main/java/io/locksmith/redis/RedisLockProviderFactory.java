@@ -19,7 +19,10 @@ import java.util.Set;
  * <li>{@code redis://[[user]:password@]host[:6379][/database]}, {@code rediss://...} with TLS: one node;</li>
  * <li>{@code redis-sentinel://s1:26379,s2:26379/mymaster[/database]} (and {@code rediss-sentinel}): the
  *     primary a Sentinel group monitors, followed across failovers;</li>
- * <li>{@code redlock://h1:6379,h2:6379,h3:6379[/database]}: RedLock over independent primaries.</li>
+ * <li>{@code redlock://h1:6379,h2:6379,h3:6379[/database]}: RedLock over independent primaries;</li>
+ * <li>{@code redis-cluster://h1:7000,h2:7001,...} (and {@code rediss-cluster}): a Redis Cluster, found from any of
+ *     the seed nodes; each lock lives on the primary of its slot, and waits for one replica of that shard by
+ *     default.</li>
  * </ul>
  * Parameters: {@code client=jedis|redisson} (default jedis), {@code timeout} (connect and command time-out,
  * default 2s), {@code poolSize} (default 8), {@code waitReplicas} and {@code waitTimeout} (replica
@@ -35,7 +38,8 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
 
     @Override
     public Set<String> schemes() {
-        return Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock");
+        return Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock", "redis-cluster",
+                "rediss-cluster");
     }
 
     /** Parses the settings as {@link #create} does, without connecting. */
@@ -60,7 +64,17 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
                     : RedissonTransports.sentinel(settings, description), settings.replicaAck(), description,
                     settings.commandTimeout());
             case REDLOCK -> redlock(settings, description);
+            case CLUSTER -> single(cluster(settings, uri, description), settings.replicaAck(), description,
+                    settings.commandTimeout());
         };
+    }
+
+    private static RedisCommands cluster(RedisSettings settings, LockUri uri, String description) {
+        if (settings.transport() != RedisSettings.Transport.JEDIS) {
+            throw new LockConfigurationException("'" + uri + "': Redis Cluster runs over client=jedis for now;"
+                    + " leave out the client parameter");
+        }
+        return JedisTransports.cluster(settings, description);
     }
 
     private static RedisCommands open(RedisSettings settings, LockUri.HostPort host, String description) {

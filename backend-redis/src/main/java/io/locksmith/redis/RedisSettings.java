@@ -30,8 +30,10 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
     static final Duration DEFAULT_REDISSON_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(100);
     static final int DEFAULT_SENTINEL_WAIT_REPLICAS = 1;
+    /** As Sentinel: a shard's primary cut off from its replicas must not grant what a promoted replica forgets. */
+    static final int DEFAULT_CLUSTER_WAIT_REPLICAS = 1;
 
-    enum Deployment { SINGLE, SENTINEL, REDLOCK }
+    enum Deployment { SINGLE, SENTINEL, REDLOCK, CLUSTER }
 
     enum Transport { JEDIS, REDISSON }
 
@@ -41,6 +43,7 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
             case "redis", "rediss" -> Deployment.SINGLE;
             case "redis-sentinel", "rediss-sentinel" -> Deployment.SENTINEL;
             case "redlock" -> Deployment.REDLOCK;
+            case "redis-cluster", "rediss-cluster" -> Deployment.CLUSTER;
             default -> throw new LockConfigurationException("'" + uri + "' is not a Redis URI");
         };
         boolean ssl = scheme.startsWith("rediss") || (deployment == Deployment.REDLOCK && uri.bool("ssl", false));
@@ -55,11 +58,18 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
                         + " e.g. redis-sentinel://h1:26379,h2:26379/mymaster or .../mymaster/0 for database 0");
             }
             databasePart = parts.length == 2 ? parts[1] : "";
+        } else if (deployment == Deployment.CLUSTER) {
+            databasePart = uri.path().replaceFirst("^/", "");
+            if (!databasePart.isEmpty() && !databasePart.equals("0")) {
+                throw new LockConfigurationException("'" + uri + "' has path '" + uri.path() + "'; Redis Cluster has"
+                        + " database 0 only: leave the path out (redis-cluster://h1:7000,h2:7001)");
+            }
         } else {
             if (deployment == Deployment.SINGLE && hosts.size() > 1) {
                 throw new LockConfigurationException("'" + uri + "' names " + hosts.size() + " hosts; " + scheme
                         + ":// takes one. For several independent primaries use redlock://h1,h2,h3; for"
-                        + " Sentinel use redis-sentinel://s1:26379,s2:26379/mymaster");
+                        + " Sentinel use redis-sentinel://s1:26379,s2:26379/mymaster; for Redis Cluster use"
+                        + " redis-cluster://h1:7000,h2:7001");
             }
             if (deployment == Deployment.REDLOCK && hosts.size() < 3) {
                 throw new LockConfigurationException("'" + uri + "' names " + hosts.size() + " host(s); RedLock needs"
@@ -106,9 +116,10 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
         if (text == null) {
             return Map.of();
         }
-        if (deployment != Deployment.SENTINEL) {
-            throw new LockConfigurationException("parameter 'natMap' of '" + uri + "' applies to redis-sentinel:// only,"
-                    + " whose Sentinels announce the nodes' addresses; name the reachable addresses in the URI instead");
+        if (deployment != Deployment.SENTINEL && deployment != Deployment.CLUSTER) {
+            throw new LockConfigurationException("parameter 'natMap' of '" + uri + "' applies to redis-sentinel:// and"
+                    + " redis-cluster:// only, whose Sentinels or nodes announce the nodes' addresses; name the reachable"
+                    + " addresses in the URI instead");
         }
         Map<LockUri.HostPort, LockUri.HostPort> map = new LinkedHashMap<>();
         for (String entry : text.split(",", -1)) {
@@ -148,11 +159,16 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
     /**
      * The replicas that must acknowledge acquire and renew. Sentinel waits for one by default: without it a
      * primary cut off from its replicas and Sentinels keeps renewing its holders' locks while a replica whose
-     * copy expired is promoted and grants them again (REDIS.md, "What Sentinel guarantees");
-     * {@code waitReplicas=0} opts out. Elsewhere nothing is waited for unless asked.
+     * copy expired is promoted and grants them again (REDIS.md, "What Sentinel guarantees"). Redis Cluster waits
+     * for one replica of the lock's shard for the same reason. {@code waitReplicas=0} opts out. Elsewhere nothing
+     * is waited for unless asked.
      */
     static ReplicaAck replicaAck(LockUri uri, Deployment deployment) {
-        return replicaAck(uri, deployment == Deployment.SENTINEL ? DEFAULT_SENTINEL_WAIT_REPLICAS : 0);
+        return replicaAck(uri, switch (deployment) {
+            case SENTINEL -> DEFAULT_SENTINEL_WAIT_REPLICAS;
+            case CLUSTER -> DEFAULT_CLUSTER_WAIT_REPLICAS;
+            default -> 0;
+        });
     }
 
     /** As {@link #replicaAck(LockUri, Deployment)}, with {@code defaultReplicas} when the URI names none. */
@@ -198,6 +214,7 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
                     + database + " (" + transportName + ")";
             case REDLOCK -> "redlock://" + joined() + "/" + database + " (" + transportName + ", majority "
                     + (hosts.size() / 2 + 1) + " of " + hosts.size() + ")";
+            case CLUSTER -> (ssl ? "rediss-cluster://" : "redis-cluster://") + joined() + " (" + transportName + ")";
         };
     }
 

@@ -1,0 +1,47 @@
+package io.locksmith.redis;
+
+import io.locksmith.Capability;
+import io.locksmith.tck.StoreTck;
+import io.locksmith.tck.server.RedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.util.Set;
+
+/**
+ * The full TCK on a Redis Cluster of three primaries with one replica each (Jedis), every lock on the primary of
+ * its slot and acknowledged by that shard's replica ({@code WAIT 1}, the cluster's default). The locks of the kit's
+ * batch renewals fall in many slots: each slot's locks are renewed by one script, never {@code CROSSSLOT}.
+ */
+class ClusterLockTckTest extends StoreTck {
+
+    static RedisCluster cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisCluster.start();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Override
+    protected String storeUri() {
+        return cluster.uri();
+    }
+
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        ClusterTestSupport.expireNow(cluster, lockName);
+    }
+
+    /** What docs/REDIS.md promises of a Redis Cluster: the same as of one primary (R8.11). */
+    @Override
+    protected Set<Capability> expectedCapabilities() {
+        return RedisTckSupport.CAPABILITIES;
+    }
+}

@@ -1,0 +1,388 @@
+package io.locksmith.tck.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Redis Cluster on loopback for tests: {@code primaries} redis-servers with {@code --cluster-enabled yes}, each
+ * with {@code replicasPerPrimary} replicas, joined as {@code redis-cli --cluster create} joins them, ready once every node reports {@code cluster_state:ok} and knows every other node. Persistence is
+ * off, but each node keeps its {@code nodes.conf}, so a {@link ServerProcess#restart()}ed node rejoins as itself.
+ *
+ * <p>A short {@code cluster-node-timeout} (1 s by default) keeps failover tests short: a killed primary's replica is
+ * promoted a second or two later. Everything here talks to the nodes with {@code redis-cli}, so that this module
+ * needs no Redis client.
+ */
+public final class RedisCluster implements AutoCloseable {
+
+    /** The time-out after which a silent node is failed and its replica promoted ({@code cluster-node-timeout}). */
+    public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+    private final List<ServerProcess> nodes;
+    private final Duration nodeTimeout;
+
+    private RedisCluster(List<ServerProcess> nodes, Duration nodeTimeout) {
+        this.nodes = nodes;
+        this.nodeTimeout = nodeTimeout;
+    }
+
+    /** Three primaries with one replica each, the smallest cluster in which a failover keeps every slot served. */
+    public static RedisCluster start() {
+        return start(3, 1, DEFAULT_NODE_TIMEOUT, SlotLayout.EVEN);
+    }
+
+    /** How the 16,384 slots are spread over the primaries. */
+    public enum SlotLayout {
+        /** In equal ranges, as {@code redis-cli --cluster create} spreads them: names fall on every shard. */
+        EVEN,
+        /**
+         * Every slot but one per other primary on the first primary: practically every lock name is on the first
+         * shard, so a test that kills "the primary" kills the one its locks are on, while the other primaries, each
+         * serving a slot, still vote for the promotion of its replica (a promotion needs a majority of the primaries
+         * that serve slots).
+         */
+        FIRST_SHARD
+    }
+
+    /**
+     * A cluster of {@code primaries} (at least 3, the fewest that elect a replica when one dies) with
+     * {@code replicasPerPrimary} replicas each, its slots spread as {@code layout} says. Built as
+     * {@code redis-cli --cluster create} builds one: slots assigned, a distinct config epoch per node,
+     * {@code CLUSTER MEET}, then each replica told its primary.
+     */
+    public static RedisCluster start(int primaries, int replicasPerPrimary, Duration nodeTimeout, SlotLayout layout) {
+        if (primaries < 3) {
+            throw new IllegalArgumentException("a Redis Cluster needs at least 3 primaries, was " + primaries);
+        }
+        if (replicasPerPrimary < 0) {
+            throw new IllegalArgumentException("replicasPerPrimary must not be negative, was " + replicasPerPrimary);
+        }
+        ServerProcess.requireBinary("redis-cli", StoreServers.REDIS_INSTALL_HINT);
+        List<ServerProcess> nodes = new ArrayList<>();
+        List<Integer> busPorts = new ArrayList<>();
+        RedisCluster cluster = new RedisCluster(nodes, nodeTimeout);
+        try {
+            for (int i = 0; i < primaries * (1 + replicasPerPrimary); i++) {
+                // The bus port on a free port of its own: the default, port + 10000, may be taken or past 65535.
+                int busPort = FreePorts.next();
+                busPorts.add(busPort);
+                nodes.add(StoreServers.redis("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                        "--cluster-port", Integer.toString(busPort),
+                        "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()),
+                        // A cluster missing a shard still serves the others' slots: a kill test sees one shard go.
+                        "--cluster-require-full-coverage", "no"));
+            }
+            int[] firstSlots = firstSlots(primaries, layout);
+            for (int p = 0; p < primaries; p++) {
+                int last = p + 1 < primaries ? firstSlots[p + 1] - 1 : SLOTS - 1;
+                requireOk(cluster.cli(nodes.get(p), "cluster", "addslotsrange", Integer.toString(firstSlots[p]),
+                        Integer.toString(last)));
+            }
+            for (int i = 0; i < nodes.size(); i++) {
+                requireOk(cluster.cli(nodes.get(i), "cluster", "set-config-epoch", Integer.toString(i + 1)));
+            }
+            for (int i = 1; i < nodes.size(); i++) {
+                requireOk(cluster.cli(nodes.get(i), "cluster", "meet", "127.0.0.1",
+                        Integer.toString(nodes.get(0).port()), Integer.toString(busPorts.get(0))));
+            }
+            cluster.awaitState("every node knowing every other", () -> cluster.everyNode(info ->
+                    info.contains("cluster_known_nodes:" + nodes.size()), "cluster", "info"));
+            for (int r = 0; r < primaries * replicasPerPrimary; r++) {
+                ServerProcess primary = nodes.get(r % primaries);
+                ServerProcess replica = nodes.get(primaries + r);
+                String primaryId = cluster.nodeId(primary);
+                // The replica learns of the primary's id by gossip a moment after MEET: asked until it knows it.
+                cluster.awaitState(replica + " replicating " + primary, () -> {
+                    try {
+                        return cluster.cli(replica, "cluster", "replicate", primaryId).strip().equals("OK");
+                    } catch (IllegalStateException e) {
+                        return false;
+                    }
+                });
+            }
+            cluster.awaitReady();
+            return cluster;
+        } catch (RuntimeException | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private static final int SLOTS = 16_384;
+
+    /** The first slot of each primary's range. */
+    private static int[] firstSlots(int primaries, SlotLayout layout) {
+        int[] first = new int[primaries];
+        for (int p = 1; p < primaries; p++) {
+            first[p] = layout == SlotLayout.EVEN ? SLOTS * p / primaries : SLOTS - primaries + p;
+        }
+        return first;
+    }
+
+    private boolean everyNode(java.util.function.Predicate<String> check, String... command) {
+        for (ServerProcess node : nodes) {
+            if (node.isAlive() && !check.test(cli(node, command))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void awaitState(String what, java.util.function.BooleanSupplier state) {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (!state.getAsBoolean()) {
+            if (System.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException("the Redis Cluster did not reach this state within "
+                        + READY_TIMEOUT.toSeconds() + " s: " + what);
+            }
+            pause();
+        }
+    }
+
+    /** Waits until every live node reports {@code cluster_state:ok} and every replica is in sync with its primary. */
+    public void awaitReady() {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        String last = "";
+        while (System.nanoTime() - deadline < 0) {
+            boolean ready = true;
+            for (ServerProcess node : nodes) {
+                if (!node.isAlive()) {
+                    continue;
+                }
+                String info = cli(node, "cluster", "info");
+                String replication = cli(node, "info", "replication");
+                last = node + ": " + info.lines().filter(line -> line.startsWith("cluster_state")
+                        || line.startsWith("cluster_known_nodes")).toList() + " " + replication.lines()
+                        .filter(line -> line.startsWith("role") || line.startsWith("master_link_status")).toList();
+                if (!info.contains("cluster_state:ok")
+                        || !info.contains("cluster_known_nodes:" + nodes.size())
+                        || (replication.contains("role:slave") && !replication.contains("master_link_status:up"))) {
+                    ready = false;
+                    break;
+                }
+            }
+            if (ready) {
+                return;
+            }
+            pause();
+        }
+        throw new IllegalStateException("the Redis Cluster was not ready within " + READY_TIMEOUT.toSeconds()
+                + " s; last seen: " + last);
+    }
+
+    /** The URI of the cluster for Locksmith, naming every node as a seed. */
+    public String uri() {
+        StringBuilder uri = new StringBuilder("redis-cluster://");
+        for (int i = 0; i < nodes.size(); i++) {
+            uri.append(i == 0 ? "" : ",").append("127.0.0.1:").append(nodes.get(i).port());
+        }
+        return uri.toString();
+    }
+
+    /** Every node, primaries and replicas, in the order they were started. */
+    public List<ServerProcess> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    /** The live node that serves {@code slot} now as primary, as the live nodes' slot maps say. */
+    public ServerProcess primaryOf(int slot) {
+        for (ServerProcess node : nodes) {
+            if (node.isAlive() && cli(node, "info", "replication").contains("role:master")
+                    && servesSlot(node, slot)) {
+                return node;
+            }
+        }
+        throw new IllegalStateException("no live primary serves slot " + slot);
+    }
+
+    /** The live replicas of {@code primary}. */
+    public List<ServerProcess> replicasOf(ServerProcess primary) {
+        List<ServerProcess> replicas = new ArrayList<>();
+        for (ServerProcess node : nodes) {
+            if (node != primary && node.isAlive()
+                    && cli(node, "info", "replication").contains("master_port:" + primary.port())) {
+                replicas.add(node);
+            }
+        }
+        return replicas;
+    }
+
+    /** The node's cluster id ({@code CLUSTER MYID}). */
+    public String nodeId(ServerProcess node) {
+        return cli(node, "cluster", "myid").strip();
+    }
+
+    /**
+     * Moves {@code slot}, keys and all, from its primary to {@code target} as {@code redis-cli --cluster reshard}
+     * does: {@code IMPORTING} on the target, {@code MIGRATING} on the source, {@code MIGRATE} of every key in the
+     * slot, then {@code SETSLOT NODE} on both and on every other primary. Between the steps a client is redirected
+     * with {@code ASK} or answered {@code TRYAGAIN}; a key written meanwhile follows with the next batch.
+     *
+     * @param betweenSteps run after the slot is marked migrating and before its keys move (a test's hook for
+     *                     "during the migration"); may be a no-op
+     */
+    public void moveSlot(int slot, ServerProcess target, Runnable betweenSteps) {
+        ServerProcess source = primaryOf(slot);
+        if (source == target) {
+            throw new IllegalArgumentException("slot " + slot + " is already on " + target);
+        }
+        String sourceId = nodeId(source);
+        String targetId = nodeId(target);
+        requireOk(cli(target, "cluster", "setslot", Integer.toString(slot), "importing", sourceId));
+        requireOk(cli(source, "cluster", "setslot", Integer.toString(slot), "migrating", targetId));
+        betweenSteps.run();
+        while (true) {
+            List<String> keys = cli(source, "cluster", "getkeysinslot", Integer.toString(slot), "100").lines()
+                    .filter(line -> !line.isBlank()).toList();
+            if (keys.isEmpty()) {
+                break;
+            }
+            List<String> migrate = new ArrayList<>(List.of("migrate", "127.0.0.1", Integer.toString(target.port()),
+                    "", "0", "5000", "replace", "keys"));
+            migrate.addAll(keys);
+            String answer = cli(source, migrate.toArray(new String[0]));
+            if (!answer.strip().equals("OK") && !answer.strip().equals("NOKEY")) {
+                throw new IllegalStateException("MIGRATE of slot " + slot + " from " + source + " to " + target
+                        + " answered " + answer);
+            }
+        }
+        requireOk(cli(target, "cluster", "setslot", Integer.toString(slot), "node", targetId));
+        requireOk(cli(source, "cluster", "setslot", Integer.toString(slot), "node", targetId));
+        for (ServerProcess node : nodes) {
+            if (node != source && node != target && node.isAlive()
+                    && cli(node, "info", "replication").contains("role:master")) {
+                cli(node, "cluster", "setslot", Integer.toString(slot), "node", targetId);
+            }
+        }
+    }
+
+    /** The live primary that does not serve {@code slot}, the first one started. */
+    public ServerProcess otherPrimary(int slot) {
+        ServerProcess owner = primaryOf(slot);
+        for (ServerProcess node : nodes) {
+            if (node != owner && node.isAlive() && cli(node, "info", "replication").contains("role:master")) {
+                return node;
+            }
+        }
+        throw new IllegalStateException("no other live primary than " + owner);
+    }
+
+    /** Waits until a live node serves {@code slot} as primary and the cluster is ok again (after a kill). */
+    public ServerProcess awaitPrimaryOf(int slot, ServerProcess notThis) {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                ServerProcess primary = primaryOf(slot);
+                if (primary != notThis && cli(primary, "cluster", "info").contains("cluster_state:ok")) {
+                    return primary;
+                }
+            } catch (IllegalStateException e) {
+                // not yet
+            }
+            pause();
+        }
+        throw new IllegalStateException("no node took over slot " + slot + " within " + READY_TIMEOUT.toSeconds()
+                + " s (cluster-node-timeout " + nodeTimeout.toMillis() + " ms)");
+    }
+
+    /** {@code redis-cli -p PORT ARGS...} on {@code node}; the reply as redis-cli prints it (raw mode). */
+    public String cli(ServerProcess node, String... args) {
+        List<String> command = new ArrayList<>(List.of("redis-cli", "--raw", "-h", "127.0.0.1", "-p",
+                Integer.toString(node.port())));
+        command.addAll(List.of(args));
+        return run(command, Duration.ofSeconds(10));
+    }
+
+    private boolean servesSlot(ServerProcess node, int slot) {
+        String myId = nodeId(node);
+        for (String line : cli(node, "cluster", "nodes").lines().toList()) {
+            String[] fields = line.split(" ");
+            if (fields.length < 9 || !fields[0].equals(myId)) {
+                continue;
+            }
+            for (int i = 8; i < fields.length; i++) {
+                String range = fields[i];
+                if (range.startsWith("[")) {
+                    continue; // a migration in progress, not a slot served
+                }
+                int dash = range.indexOf('-');
+                int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
+                int to = dash < 0 ? from : Integer.parseInt(range.substring(dash + 1));
+                if (slot >= from && slot <= to) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static void requireOk(String answer) {
+        if (!answer.strip().equals("OK")) {
+            throw new IllegalStateException("the node answered " + answer);
+        }
+    }
+
+    private static String run(List<String> command, Duration timeout) {
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + command + " (" + StoreServers.REDIS_INSTALL_HINT + ")", e);
+        }
+        try {
+            process.getOutputStream().close();
+            byte[] output = process.getInputStream().readAllBytes();
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(command + " did not end within " + timeout.toSeconds() + " s");
+            }
+            String text = new String(output, StandardCharsets.UTF_8);
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException(command + " failed (exit " + process.exitValue() + "): " + text);
+            }
+            return text;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the output of " + command, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new IllegalStateException("interrupted while running " + command, e);
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(50); // polling servers started by another process: there is no event to await
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the Redis Cluster", e);
+        }
+    }
+
+    /** A node by port, if it is one of this cluster's. */
+    public Optional<ServerProcess> node(int port) {
+        return nodes.stream().filter(node -> node.port() == port).findFirst();
+    }
+
+    @Override
+    public void close() {
+        for (ServerProcess node : nodes) {
+            try {
+                node.close();
+            } catch (RuntimeException e) {
+                // close the others anyway
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return uri();
+    }
+}
