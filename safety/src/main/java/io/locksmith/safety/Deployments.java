@@ -14,6 +14,7 @@ public final class Deployments {
         ALL.put("redis-single", RedisSingleDeployment::new);
         ALL.put("redis-sentinel", RedisSentinelDeployment::new);
         ALL.put("redis-sentinel-wait1", () -> new RedisSentinelDeployment(1));
+        ALL.put("redis-cluster", RedisClusterDeployment::new);
         ALL.put("redlock-3", () -> new RedLockDeployment(3));
         ALL.put("redlock-5", () -> new RedLockDeployment(5));
         ALL.put("zookeeper-single", ZooKeeperDeployment::new);

@@ -201,6 +201,36 @@ public final class RedisCluster implements AutoCloseable {
         throw new IllegalStateException("no live primary serves slot " + slot);
     }
 
+    /**
+     * The primary of every slot (index: slot) as one live node's slot map says, read once: for a test that asks
+     * about many slots at a time. Null where that map has no primary for a slot.
+     */
+    public ServerProcess[] slotOwners() {
+        ServerProcess[] owners = new ServerProcess[SLOTS];
+        ServerProcess reader = nodes.stream().filter(ServerProcess::isAlive).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no live node"));
+        for (String line : cli(reader, "cluster", "nodes").lines().toList()) {
+            String[] fields = line.split(" ");
+            if (fields.length < 9 || !fields[2].contains("master") || fields[2].contains("fail")) {
+                continue;
+            }
+            int port = Integer.parseInt(fields[1].substring(fields[1].lastIndexOf(':') + 1, fields[1].indexOf('@')));
+            ServerProcess owner = node(port).orElse(null);
+            for (int i = 8; i < fields.length; i++) {
+                if (fields[i].startsWith("[")) {
+                    continue; // a migration in progress, not a slot served
+                }
+                int dash = fields[i].indexOf('-');
+                int from = Integer.parseInt(dash < 0 ? fields[i] : fields[i].substring(0, dash));
+                int to = dash < 0 ? from : Integer.parseInt(fields[i].substring(dash + 1));
+                for (int slot = from; slot <= to; slot++) {
+                    owners[slot] = owner;
+                }
+            }
+        }
+        return owners;
+    }
+
     /** The live replicas of {@code primary}. */
     public List<ServerProcess> replicasOf(ServerProcess primary) {
         List<ServerProcess> replicas = new ArrayList<>();
