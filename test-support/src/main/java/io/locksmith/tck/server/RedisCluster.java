@@ -25,11 +25,23 @@ public final class RedisCluster implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
     private final List<ServerProcess> nodes;
+    /** Each node's cluster bus port, in the order of {@link #nodes}. */
+    private final List<Integer> busPorts;
     private final Duration nodeTimeout;
 
-    private RedisCluster(List<ServerProcess> nodes, Duration nodeTimeout) {
+    private RedisCluster(List<ServerProcess> nodes, List<Integer> busPorts, Duration nodeTimeout) {
         this.nodes = nodes;
+        this.busPorts = busPorts;
         this.nodeTimeout = nodeTimeout;
+    }
+
+    /** The port of {@code node}'s cluster bus, where the nodes gossip and vote (a partition test cuts it too). */
+    public int busPort(ServerProcess node) {
+        int index = nodes.indexOf(node);
+        if (index < 0) {
+            throw new IllegalArgumentException(node + " is not a node of " + this);
+        }
+        return busPorts.get(index);
     }
 
     /** Three primaries with one replica each, the smallest cluster in which a failover keeps every slot served. */
@@ -66,7 +78,7 @@ public final class RedisCluster implements AutoCloseable {
         ServerProcess.requireBinary("redis-cli", StoreServers.REDIS_INSTALL_HINT);
         List<ServerProcess> nodes = new ArrayList<>();
         List<Integer> busPorts = new ArrayList<>();
-        RedisCluster cluster = new RedisCluster(nodes, nodeTimeout);
+        RedisCluster cluster = new RedisCluster(nodes, busPorts, nodeTimeout);
         try {
             for (int i = 0; i < primaries * (1 + replicasPerPrimary); i++) {
                 // The bus port on a free port of its own: the default, port + 10000, may be taken or past 65535.
