@@ -11,7 +11,7 @@ import java.util.Set;
  * The fault rules on a Redis Cluster (Jedis, {@code WAIT 1} per shard, the default): holder kill and pause (R9.1,
  * R9.2), the client cut off from every node or losing a reply (R9.4, R9.5, one proxy per node through
  * {@code natMap}), and the primary of the locks' shard killed under contention (R9.6), which the deployment is built
- * to survive: its replica, which acknowledged every grant, is promoted.
+ * to survive: its replica, which acknowledged every grant, is promoted. R9.9 and R9.10 run in backend-redis.
  */
 class RedisClusterFaultTest extends NodeKillFaultTck {
 
@@ -22,10 +22,9 @@ class RedisClusterFaultTest extends NodeKillFaultTck {
 
     @Override
     protected Map<FaultRule, String> rulesNotRunHere() {
-        String notYet = "not run on Redis Cluster yet: a primary cut from its replicas and the other primaries while its "
-                + "clients reach it needs a per-node firewall of the cluster bus (as Sentinel's partition test has for "
-                + "replication); the replica acknowledgement (WAIT 1) that answers it on Sentinel is the cluster's "
-                + "default, and the resharding and failover tests are in backend-redis's ClusterFaultTest";
-        return Map.of(FaultRule.R9_9, notYet, FaultRule.R9_10, notYet);
+        String partitions = "runs in backend-redis's ClusterPartitionFaultTest, on three primaries with two replicas each:"
+                + " the promoted replica needs a replica of its own to acknowledge grants (WAIT 1); this deployment has"
+                + " one per shard";
+        return Map.of(FaultRule.R9_9, partitions, FaultRule.R9_10, partitions);
     }
 }
