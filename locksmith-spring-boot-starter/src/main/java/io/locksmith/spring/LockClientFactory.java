@@ -8,6 +8,7 @@ import io.locksmith.spi.LockUri;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.env.Environment;
 
 import java.time.Duration;
 import java.util.List;
@@ -26,14 +27,40 @@ final class LockClientFactory {
     private LockClientFactory() {
     }
 
-    static LockClient create(LocksmithProperties properties, List<LockListener> listeners,
+    /**
+     * The store's URI: {@code locksmith.uri}, or without it the application's Redis ({@code spring.data.redis.*}) when
+     * Spring Data Redis is on the class path. When both name a Redis, they must name the same servers.
+     *
+     * @throws LockConfigurationException if neither names a store, or both name different Redis servers
+     */
+    static String storeUri(LocksmithProperties properties, Environment environment, ClassLoader classLoader) {
+        String uri = properties.getUri() == null ? "" : properties.getUri().strip();
+        boolean readSpring = properties.getSpringDataRedis().isEnabled() && SpringDataRedisUri.present(classLoader);
+        if (uri.isEmpty()) {
+            Optional<String> spring = readSpring ? SpringDataRedisUri.from(environment, classLoader) : Optional.empty();
+            if (spring.isPresent()) {
+                LOG.info("Locksmith locks on the application's Redis (spring.data.redis): {}", LockUri.redact(spring.get()));
+                return spring.get();
+            }
+            throw new LockConfigurationException("no lock store configured: set 'locksmith.uri' in application.yml"
+                    + " (e.g. locksmith.uri: redis://127.0.0.1:6379, or mem:// for a single JVM) or the environment"
+                    + " variable LOCKSMITH_URI; add Spring Data Redis to lock on the application's Redis"
+                    + " (spring.data.redis.*); or define your own LockClient bean");
+        }
+        if (readSpring && SpringDataRedisUri.configured(environment)) {
+            SpringDataRedisUri.requireSameServers(uri, SpringDataRedisUri.from(environment, classLoader).orElseThrow());
+        }
+        return uri;
+    }
+
+    static LockClient create(LocksmithProperties properties, String storeUri, List<LockListener> listeners,
                              List<LockClientBuilderCustomizer> customizers) {
-        LockClient.Builder builder = builder(properties, listeners);
+        LockClient.Builder builder = builder(properties, storeUri, listeners);
         // Known before the store answers: the lazy client reports it, and the startup line names it.
         String clientId = properties.getClientId() != null ? properties.getClientId() : UUID.randomUUID().toString();
         builder.clientId(clientId);
         customizers.forEach(customizer -> customizer.customize(builder));
-        String store = LockUri.redact(properties.getUri().strip());
+        String store = LockUri.redact(storeUri.strip());
         if (properties.getStartup() == LocksmithProperties.Startup.LAZY) {
             LazyLockClient client = LazyLockClient.open(builder::build, store, clientId, LAZY_FIRST_ATTEMPT_WAIT);
             if (client.isConnected()) {
@@ -54,15 +81,14 @@ final class LockClientFactory {
                 properties.getStartup().name().toLowerCase(java.util.Locale.ROOT), client.capabilities());
     }
 
-    private static LockClient.Builder builder(LocksmithProperties properties, List<LockListener> listeners) {
-        String uri = properties.getUri();
+    private static LockClient.Builder builder(LocksmithProperties properties, String uri, List<LockListener> listeners) {
         if (uri == null || uri.isBlank()) {
             throw new LockConfigurationException("no lock store configured: set 'locksmith.uri' in application.yml"
                     + " (e.g. locksmith.uri: redis://127.0.0.1:6379, or mem:// for a single JVM) or the environment"
                     + " variable LOCKSMITH_URI; or define your own LockClient bean");
         }
         LockClient.Builder builder = LockClient.builder().uri(uri.strip());
-        lockOptions(properties).ifPresent(builder::defaultLockOptions);
+        lockOptions(properties, uri).ifPresent(builder::defaultLockOptions);
         if (properties.getMaxPollInterval() != null) {
             builder.maxPollInterval(properties.getMaxPollInterval());
         }
@@ -71,13 +97,13 @@ final class LockClientFactory {
     }
 
     /** The default lock options, when any lease property is set; empty leaves the URI's (or the built-in) defaults. */
-    static Optional<LockOptions> lockOptions(LocksmithProperties properties) {
+    static Optional<LockOptions> lockOptions(LocksmithProperties properties, String uri) {
         boolean anySet = properties.getLease() != null || properties.getRenew() != null
                 || properties.getMaxHold() != null || properties.getOnLoss() != null;
         if (!anySet) {
             return Optional.empty();
         }
-        rejectLeaseParametersInUri(properties.getUri());
+        rejectLeaseParametersInUri(uri);
         LockOptions.Builder options = LockOptions.builder();
         try {
             if (properties.getLease() != null) {

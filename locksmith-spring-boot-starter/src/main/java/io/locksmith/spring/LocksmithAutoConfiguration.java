@@ -25,7 +25,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
 /**
- * Auto-configures a {@link LockClient} from the {@code locksmith.*} properties (closed on shutdown), the
+ * Auto-configures a {@link LockClient} from the {@code locksmith.*} properties (closed on shutdown; without
+ * {@code locksmith.uri}, on the application's Spring Data Redis configuration when there is one), the
  * {@link Locked @Locked} advisor and the lock event log. Backs off when the application defines its own
  * {@code LockClient}; switched off entirely by {@code locksmith.enabled=false}.
  */
@@ -41,8 +42,10 @@ public class LocksmithAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public LockClient lockClient(LocksmithProperties properties, ObjectProvider<LockListener> listeners,
-                                 ObjectProvider<LockClientBuilderCustomizer> customizers) {
-        return LockClientFactory.create(properties, listeners.orderedStream().toList(),
+                                 ObjectProvider<LockClientBuilderCustomizer> customizers, Environment environment,
+                                 org.springframework.beans.factory.config.ConfigurableListableBeanFactory beanFactory) {
+        String uri = LockClientFactory.storeUri(properties, environment, beanFactory.getBeanClassLoader());
+        return LockClientFactory.create(properties, uri, listeners.orderedStream().toList(),
                 customizers.orderedStream().toList());
     }
 

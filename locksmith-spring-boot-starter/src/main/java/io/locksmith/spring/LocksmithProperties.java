@@ -65,6 +65,25 @@ public class LocksmithProperties {
     private final Logging logging = new Logging();
     private final Health health = new Health();
     private final Web web = new Web();
+    private final SpringDataRedis springDataRedis = new SpringDataRedis();
+
+    /** How the starter uses the application's Spring Data Redis configuration (spring.data.redis.*). */
+    public static class SpringDataRedis {
+        /**
+         * Whether to read spring.data.redis.*: without locksmith.uri the locks go to that Redis (through Lettuce when it
+         * is on the class path); with a Redis locksmith.uri naming other servers, startup fails. False keeps a separate
+         * lock store on purpose.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
 
     /** How lock failures are answered in Spring MVC and Spring WebFlux applications. */
     public static class Web {
@@ -308,5 +327,9 @@ public class LocksmithProperties {
 
     public Web getWeb() {
         return web;
+    }
+
+    public SpringDataRedis getSpringDataRedis() {
+        return springDataRedis;
     }
 }
