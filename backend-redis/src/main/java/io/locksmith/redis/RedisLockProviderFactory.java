@@ -70,11 +70,10 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
     }
 
     private static RedisCommands cluster(RedisSettings settings, LockUri uri, String description) {
-        if (settings.transport() != RedisSettings.Transport.JEDIS) {
-            throw new LockConfigurationException("'" + uri + "': Redis Cluster runs over client=jedis for now;"
-                    + " leave out the client parameter");
-        }
-        return JedisTransports.cluster(settings, description);
+        return switch (settings.transport()) {
+            case JEDIS -> JedisTransports.cluster(settings, description);
+            case REDISSON -> RedissonTransports.cluster(settings, description);
+        };
     }
 
     private static RedisCommands open(RedisSettings settings, LockUri.HostPort host, String description) {
