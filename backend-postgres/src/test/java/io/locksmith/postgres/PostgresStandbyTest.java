@@ -89,6 +89,7 @@ class PostgresStandbyTest {
             long highestBefore = before.stream().mapToLong(Long::longValue).max().orElseThrow();
 
             pair.failOver();
+            long promoted = System.nanoTime();
 
             // The new primary is found through the host list once the driver re-checks the hosts; store errors
             // until then are expected, a grant of the held lock never is.
@@ -98,6 +99,9 @@ class PostgresStandbyTest {
                         seen.set(other.inspect(held));
                         return true;
                     });
+            // Printed, not asserted (a loaded machine): how long the clients failed after the promotion returned.
+            System.out.printf("the promoted server answered %d ms after the promotion%n",
+                    Duration.ofNanos(System.nanoTime() - promoted).toMillis());
             assertTrue(seen.get().isPresent(), "the promoted standby does not have the lock '" + held
                     + "' whose grant the primary confirmed before it was killed");
             assertEquals(lease.fencingToken(), seen.get().get().fencingToken());
