@@ -135,7 +135,9 @@ final class PostgresLockProvider implements LockProvider {
     /**
      * Creates or checks the schema, and starts the listening connection and the clean-up.
      *
-     * @throws io.locksmith.LockConfigurationException if the schema is missing or unusable, saying how to fix it
+     * @throws io.locksmith.LockConfigurationException if the schema is missing or unusable, or the primary streams
+     *                                                 to asynchronous standbys without {@code allowAsyncStandby=true},
+     *                                                 saying how to fix it
      * @throws LockStoreException                      if the database cannot be reached
      */
     void start() {
@@ -144,6 +146,7 @@ final class PostgresLockProvider implements LockProvider {
                 schema.create(connection, store);
             }
             schema.verify(connection, store);
+            PostgresStandbys.check(connection, store, settings.allowAsyncStandby());
             return null;
         });
         listener.start();

@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 /**
  * The settings of a {@code postgres://} URI, validated:
  * {@code postgres://[user[:password]@]host[:port][,host[:port]...]/database[?schema=public&pool=4&timeout=5s
- * &connectTimeout=10s&createSchema=true&cleanup=30s]}. Grammar and meaning: {@code docs/POSTGRES.md}.
+ * &connectTimeout=10s&createSchema=true&cleanup=30s&allowAsyncStandby=false]}. Grammar and meaning: {@code docs/POSTGRES.md}.
  *
  * @param hosts         the servers; with several, the driver connects to the one that is the primary
  * @param database      the database
@@ -26,10 +26,12 @@ import java.util.stream.Collectors;
  *                      and for the pool and the listening connection in the background
  * @param createSchema  whether to create the tables and the sequence at start if they are missing
  * @param cleanup       how often a client deletes rows whose lease ran out (and notifies waiters of them)
+ * @param allowAsyncStandby whether to start on a primary whose streaming standbys are asynchronous (a promotion
+ *                      can then lose grants and repeat fencing tokens); by default such a primary is refused
  */
 record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<String> user,
                         Optional<String> password, String schema, int poolSize, Duration timeout,
-                        Duration connectTimeout, boolean createSchema, Duration cleanup) {
+                        Duration connectTimeout, boolean createSchema, Duration cleanup, boolean allowAsyncStandby) {
 
     static final int DEFAULT_PORT = 5432;
     static final String DEFAULT_SCHEMA = "public";
@@ -46,6 +48,12 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
     static final String PARAM_CREATE_SCHEMA = "createSchema";
     static final String PARAM_CLEANUP = "cleanup";
     static final String PARAM_CONNECT_TIMEOUT = "connectTimeout";
+    static final String PARAM_ALLOW_ASYNC_STANDBY = "allowAsyncStandby";
+    /**
+     * How soon the driver asks a host again whether it is the primary: it remembers a standby as such for this long
+     * (its default is 10 s), and would not try the promoted one for that long after a failover.
+     */
+    static final int HOST_RECHECK_SECONDS = 2;
 
     /**
      * Reads the settings from {@code uri}.
@@ -76,10 +84,11 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
         Duration connectTimeout = uri.duration(PARAM_CONNECT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT);
         boolean createSchema = uri.bool(PARAM_CREATE_SCHEMA, true);
         Duration cleanup = uri.duration(PARAM_CLEANUP, DEFAULT_CLEANUP);
+        boolean allowAsyncStandby = uri.bool(PARAM_ALLOW_ASYNC_STANDBY, false);
         Optional<String> user = uri.user();
         Optional<String> password = uri.password();
         return new PostgresSettings(hosts, database, user, password, schema, poolSize, timeout, connectTimeout,
-                createSchema, cleanup);
+                createSchema, cleanup, allowAsyncStandby);
     }
 
     /**
@@ -90,7 +99,7 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
         String hostList = hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","));
         long seconds = Math.max(1, (connectTimeout.toMillis() + 999) / 1000);
         return "jdbc:postgresql://" + hostList + "/" + URLEncoder.encode(database, StandardCharsets.UTF_8)
-                + "?targetServerType=primary&connectTimeout=" + seconds + "&loginTimeout=" + seconds
+                + "?targetServerType=primary&hostRecheckSeconds=" + HOST_RECHECK_SECONDS + "&connectTimeout=" + seconds + "&loginTimeout=" + seconds
                 + "&ApplicationName=locksmith&tcpKeepAlive=true";
     }
 

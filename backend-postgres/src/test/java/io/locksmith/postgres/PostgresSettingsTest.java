@@ -18,7 +18,7 @@ class PostgresSettingsTest {
     void readsEveryPartOfTheUri() {
         PostgresSettings settings = PostgresSettings.from(LockUri.parse(
                 "postgres://app:s%40cret@db1:6432,db2/orders?schema=locks&pool=8&timeout=750ms&connectTimeout=3s"
-                        + "&createSchema=false&cleanup=1m"));
+                        + "&createSchema=false&cleanup=1m&allowAsyncStandby=true"));
 
         assertEquals(2, settings.hosts().size());
         assertEquals(6432, settings.hosts().get(0).port());
@@ -32,7 +32,8 @@ class PostgresSettingsTest {
         assertEquals(Duration.ofSeconds(3), settings.connectTimeout());
         assertFalse(settings.createSchema());
         assertEquals(Duration.ofMinutes(1), settings.cleanup());
-        assertEquals("jdbc:postgresql://db1:6432,db2:5432/orders?targetServerType=primary&connectTimeout=3"
+        assertTrue(settings.allowAsyncStandby());
+        assertEquals("jdbc:postgresql://db1:6432,db2:5432/orders?targetServerType=primary&hostRecheckSeconds=2&connectTimeout=3"
                 + "&loginTimeout=3&ApplicationName=locksmith&tcpKeepAlive=true", settings.jdbcUrl());
     }
 
@@ -46,6 +47,7 @@ class PostgresSettingsTest {
         assertEquals(Duration.ofSeconds(10), settings.connectTimeout());
         assertTrue(settings.createSchema());
         assertEquals(Optional.empty(), settings.user());
+        assertFalse(settings.allowAsyncStandby(), "an asynchronous standby is refused unless allowed");
     }
 
     @Test

@@ -22,6 +22,7 @@ public final class Deployments {
         ALL.put("etcd-single", () -> new EtcdDeployment(1));
         ALL.put("etcd-3", () -> new EtcdDeployment(3));
         ALL.put("postgres-single", PostgresDeployment::new);
+        ALL.put("postgres-standby", PostgresStandbyDeployment::new);
     }
 
     private Deployments() {

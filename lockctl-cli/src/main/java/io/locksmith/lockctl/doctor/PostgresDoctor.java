@@ -163,7 +163,8 @@ final class PostgresDoctor implements StoreDoctor {
         if (standbys.isBlank()) {
             return Finding.warn("postgres replication", replicas + " asynchronous replica(s): promoting one can lose the"
                     + " latest grants and repeat fencing tokens", "set synchronous_standby_names (and synchronous_commit"
-                    + " on or remote_apply) so a promoted replica has every granted lock; see docs/POSTGRES.md");
+                    + " on or remote_apply) so a promoted replica has every granted lock (clients refuse to start on"
+                    + " this primary unless allowAsyncStandby=true); see docs/POSTGRES.md, 'With a standby'");
         }
         return Finding.ok("postgres replication", replicas + " replica(s), synchronous_standby_names='" + standbys + "'");
     }

@@ -346,7 +346,7 @@ public final class StoreServers {
      * The path of a PostgreSQL server program: the newest {@code /usr/lib/postgresql/<version>/bin} of the Debian
      * packages (they keep the server programs off the PATH), else the PATH.
      */
-    private static String postgresBinary(String program) {
+    static String postgresBinary(String program) {
         Path debian = Path.of("/usr/lib/postgresql");
         if (Files.isDirectory(debian)) {
             try (Stream<Path> versions = Files.list(debian)) {
