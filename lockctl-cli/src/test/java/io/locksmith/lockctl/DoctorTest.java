@@ -1,6 +1,8 @@
 package io.locksmith.lockctl;
 
+import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.RedisCluster;
+import io.locksmith.tck.server.StoreServers;
 import io.locksmith.tck.server.ZooKeeperEnsembles;
 import io.locksmith.tck.server.ServerProcess;
 import org.apache.curator.test.InstanceSpec;
@@ -11,15 +13,21 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * doctor end to end: mem:// through the probe lock, and real Redis (single, Sentinel, RedLock, Cluster), ZooKeeper
- * and etcd servers.
+ * doctor end to end: mem:// through the probe lock, and real Redis (single, Sentinel, RedLock, Cluster), ZooKeeper,
+ * etcd and PostgreSQL (a primary with a streaming standby) servers.
  */
 class DoctorTest {
 
@@ -363,6 +371,83 @@ class DoctorTest {
             assertEquals(ExitCode.CHECK_FAILED, down.exitCode(), down.both());
             assertTrue(down.out().contains("[FAIL] redis cluster slot coverage: " + (16384 - first) + " of 16384 slots"
                     + " served by no live primary (" + first + "-16383): no lock whose name hashes there"), down.both());
+        }
+    }
+
+    @Test
+    void postgresWithAnAsynchronousStandbyWarnsAndTheStandbyItselfFails() throws Exception {
+        try (ServerProcess primary = StoreServers.postgres();
+             ServerProcess standby = standbyOf(primary)) {
+            awaitReplication(primary, "async");
+            String uri = "postgres://" + StoreServers.POSTGRES_USER + "@127.0.0.1:" + primary.port() + "/postgres";
+            Run async = Run.lockctl("doctor", "--uri", uri, "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.OK, async.exitCode(), async.both());
+            assertTrue(async.out().contains("[OK  ] postgres role: primary (not in recovery)"), async.both());
+            assertTrue(async.out().contains("[WARN] postgres replication: 1 standby(s), all asynchronous ("), async.both());
+            assertTrue(async.out().contains("a grant committed on the primary and not yet on an asynchronous standby is"
+                    + " lost at failover"), async.both());
+
+            sql(primary, "ALTER SYSTEM SET synchronous_standby_names = '*'");
+            sql(primary, "SELECT pg_reload_conf()");
+            awaitReplication(primary, "sync");
+            Run sync = Run.lockctl("doctor", "--uri", uri, "--read-only", "--timeout", "5s");
+
+            assertTrue(sync.out().contains("[OK  ] postgres replication: synchronous: "), sync.both());
+            assertTrue(sync.out().contains("synchronous_standby_names='*', synchronous_commit=on: every grant is on a"
+                    + " synchronous standby before the client hears of it"), sync.both());
+
+            sql(primary, "ALTER SYSTEM SET synchronous_commit = 'local'");
+            sql(primary, "SELECT pg_reload_conf()");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> sql(primary, "SHOW synchronous_commit").equals("local"));
+            Run local = Run.lockctl("doctor", "--uri", uri, "--read-only", "--timeout", "5s");
+
+            assertTrue(local.out().contains("synchronous_commit=local: commits do not wait for the synchronous standby"),
+                    local.both());
+            assertTrue(local.out().contains("[WARN] postgres replication: synchronous: "), local.both());
+
+            Run onStandby = Run.lockctl("doctor", "--uri", "postgres://" + StoreServers.POSTGRES_USER + "@127.0.0.1:"
+                    + standby.port() + "/postgres", "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.CHECK_FAILED, onStandby.exitCode(), onStandby.both());
+            assertTrue(onStandby.out().contains("[FAIL] postgres role: every server of 127.0.0.1:" + standby.port()
+                    + " that answers is a standby (pg_is_in_recovery() is true)"), onStandby.both());
+        }
+    }
+
+    /** A streaming standby of {@code primary} from a base backup ({@code -R} writes its connection and signal file). */
+    private static ServerProcess standbyOf(ServerProcess primary) {
+        int port = FreePorts.next();
+        Path dir = StoreServers.ownedByPostgresUser(StoreServers.tempDir("postgres-standby-" + port));
+        Path data = dir.resolve("data");
+        try {
+            StoreServers.runPostgresTool(dir, "pg_basebackup", "-h", "127.0.0.1", "-p", Integer.toString(primary.port()),
+                    "-U", StoreServers.POSTGRES_USER, "-D", data.toString(), "-R", "-X", "stream", "-c", "fast",
+                    "--no-sync");
+            return StoreServers.startPostgres(port, data, dir, List.of()).deleteWorkDirOnClose();
+        } catch (RuntimeException e) {
+            ServerProcess.deleteRecursively(dir);
+            throw e;
+        }
+    }
+
+    private static void awaitReplication(ServerProcess primary, String syncState) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> ("streaming|" + syncState)
+                .equals(sql(primary, "SELECT state || '|' || sync_state FROM pg_stat_replication")));
+    }
+
+    /** The first column of the first row of {@code statement} run on {@code server}, or "" without a row. */
+    private static String sql(ServerProcess server, String statement) throws SQLException {
+        try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port()
+                + "/postgres", StoreServers.POSTGRES_USER, "");
+             Statement query = connection.createStatement()) {
+            if (!query.execute(statement)) {
+                return ""; // ALTER SYSTEM and the like: no rows
+            }
+            try (ResultSet rows = query.getResultSet()) {
+                return rows.next() ? String.valueOf(rows.getString(1)) : "";
+            }
         }
     }
 
