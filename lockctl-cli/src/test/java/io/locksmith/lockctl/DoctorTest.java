@@ -375,7 +375,7 @@ class DoctorTest {
     }
 
     @Test
-    void postgresWithAnAsynchronousStandbyWarnsAndTheStandbyItselfFails() throws Exception {
+    void postgresWithAnAsynchronousStandbyWarnsAndTheStandbyItselfOrAReadOnlyPrimaryFails() throws Exception {
         try (ServerProcess primary = StoreServers.postgres();
              ServerProcess standby = standbyOf(primary)) {
             awaitReplication(primary, "async");
@@ -413,6 +413,16 @@ class DoctorTest {
             assertEquals(ExitCode.CHECK_FAILED, onStandby.exitCode(), onStandby.both());
             assertTrue(onStandby.out().contains("[FAIL] postgres role: every server of 127.0.0.1:" + standby.port()
                     + " that answers is a standby (pg_is_in_recovery() is true)"), onStandby.both());
+
+            sql(primary, "ALTER SYSTEM SET default_transaction_read_only = on");
+            sql(primary, "SELECT pg_reload_conf()");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> sql(primary, "SHOW default_transaction_read_only").equals("on"));
+            Run readOnly = Run.lockctl("doctor", "--uri", uri, "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.CHECK_FAILED, readOnly.exitCode(), readOnly.both());
+            assertTrue(readOnly.out().contains("[FAIL] postgres role: a primary (not in recovery) whose sessions are"
+                    + " read-only (default_transaction_read_only=on): every lock write is refused"), readOnly.both());
         }
     }
 

@@ -89,14 +89,18 @@ final class PostgresDoctor implements StoreDoctor {
                         "name the primary in the URI (list every node: the client connects to whichever is primary,"
                                 + " targetServerType=primary)");
             }
-            return Finding.fail("postgres role", "a server of " + hosts + " answers and is not in recovery, but its"
-                            + " sessions are read-only (default_transaction_read_only="
-                            + text(connection, "SHOW default_transaction_read_only") + "), so the driver does not take"
-                            + " it for a primary and lock writes would be refused",
-                    "ALTER DATABASE (or ROLE) ... SET default_transaction_read_only = off for the lock database");
+            return readOnlyPrimary(text(connection, "SHOW default_transaction_read_only"));
         } catch (SQLException e) {
             return null;
         }
+    }
+
+    private static Finding readOnlyPrimary(String defaultReadOnly) {
+        return Finding.fail("postgres role", "a primary (not in recovery) whose sessions are read-only"
+                        + " (default_transaction_read_only=" + defaultReadOnly + "): every lock write is refused, and"
+                        + " the driver's targetServerType=primary may pass it over as a standby",
+                "ALTER DATABASE (or ROLE) ... SET default_transaction_read_only = off for the lock database, or off in"
+                        + " postgresql.conf");
     }
 
     /**
@@ -109,6 +113,10 @@ final class PostgresDoctor implements StoreDoctor {
                             + " are rows written on the primary",
                     "name the primary in the URI (list every node: the client connects to whichever is primary,"
                             + " targetServerType=primary)");
+        }
+        String readOnly = text(connection, "SHOW default_transaction_read_only");
+        if (readOnly.equals("on")) {
+            return readOnlyPrimary(readOnly);
         }
         return Finding.ok("postgres role", "primary (not in recovery)");
     }
