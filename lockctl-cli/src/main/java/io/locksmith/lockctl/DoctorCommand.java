@@ -27,6 +27,10 @@ import java.util.concurrent.Callable;
                 "Redis: round trip, role and replication lag, maxmemory-policy, persistence, slow lock scripts, clock. "
                         + "ZooKeeper: session timeout, ensemble size, each server's mode (srvr), quorum. "
                         + "etcd: members, status and leader of each endpoint.",
+                "Redis Cluster: cluster_state of every node, slot coverage, replicas per shard against waitReplicas, "
+                        + "cluster-node-timeout against the lease, slot migrations left open, WAIT, and the Redis checks "
+                        + "on every primary. PostgreSQL: role, version, clock, lock table and rights, durability, "
+                        + "standbys (pg_stat_replication, synchronous_standby_names, synchronous_commit).",
                 "Doctor only reads, except for one probe lock of a unique name (lockctl:doctor:probe:UUID) acquired and "
                         + "released through Locksmith; --read-only skips it.",
                 "Exit code 1 if any check FAILs."})

@@ -1,5 +1,8 @@
 package io.locksmith.lockctl;
 
+import io.locksmith.tck.server.FreePorts;
+import io.locksmith.tck.server.RedisCluster;
+import io.locksmith.tck.server.StoreServers;
 import io.locksmith.tck.server.ZooKeeperEnsembles;
 import io.locksmith.tck.server.ServerProcess;
 import org.apache.curator.test.InstanceSpec;
@@ -10,11 +13,22 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** doctor end to end: mem:// through the probe lock, and real Redis, ZooKeeper and etcd servers. */
+/**
+ * doctor end to end: mem:// through the probe lock, and real Redis (single, Sentinel, RedLock, Cluster), ZooKeeper,
+ * etcd and PostgreSQL (a primary with a streaming standby) servers.
+ */
 class DoctorTest {
 
     @Test
@@ -241,5 +255,219 @@ class DoctorTest {
             assertTrue(run.out().contains("etcd http://127.0.0.1:" + etcd.port() + " status: version 3."), run.both());
             assertTrue(run.out().contains("[OK  ] etcd leader: all answering endpoints agree"), run.both());
         }
+    }
+
+    @Test
+    void redisClusterWithOneReplicaPerShardWarnsOfTheFailoverAndOfAMigrationLeftOpen() {
+        try (RedisCluster cluster = RedisCluster.start()) {
+            Run run = Run.lockctl("doctor", "--uri", cluster.uri(), "--timeout", "5s");
+
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            assertTrue(run.out().contains("[OK  ] redis cluster topology: 3 primaries serving slots, 3 replica(s), 6 node(s)"
+                    + " in all"), run.both());
+            assertTrue(run.out().contains("[OK  ] redis cluster state: cluster_state:ok on 6 of 6 node(s) asked"), run.both());
+            assertTrue(run.out().contains("[OK  ] redis cluster slot coverage: all 16384 slots served by a live primary"),
+                    run.both());
+            String firstShard = "redis cluster shard 127.0.0.1:" + cluster.primaryOf(0).port() + " (slots 0-5460) replicas";
+            assertTrue(run.out().contains("[WARN] " + firstShard + ": 1 of 1 replica(s) up, waitReplicas=1: after a"
+                    + " failover the promoted replica has no replica to acknowledge grants until another returns"), run.both());
+            assertTrue(run.out().contains("       fix: add a replica (CLUSTER REPLICATE <primary-id> on a new node): 2 replicas"
+                    + " per shard keep locking through one failover"), run.both());
+            assertEquals(3, run.out().lines().filter(line -> line.startsWith("[WARN] redis cluster shard ")).count(),
+                    run.both());
+            assertTrue(run.out().contains("[OK  ] redis cluster cluster-node-timeout: cluster-node-timeout 1000 ms, a"
+                    + " failover about 2000 ms with the election, lease 30000 ms"), run.both());
+            assertTrue(run.out().contains("[OK  ] redis cluster slot migrations: none in progress"), run.both());
+            assertTrue(run.out().contains("[OK  ] redis cluster WAIT: WAIT 0 0 answered on 3 primaries; acquire and renew"
+                    + " wait for 1 replica(s) with it"), run.both());
+            for (int slot : new int[] {0, 8000, 16383}) {
+                String primary = "redis 127.0.0.1:" + cluster.primaryOf(slot).port();
+                assertTrue(run.out().contains("[OK  ] " + primary + " maxmemory-policy: noeviction"), run.both());
+                assertTrue(run.out().contains("[WARN] " + primary + " persistence: no AOF"), run.both());
+                assertTrue(run.out().contains("[OK  ] " + primary + " replication: master with 1 replica(s)"), run.both());
+            }
+            assertTrue(run.out().contains("[OK  ] probe fencing"), run.both());
+
+            Run shortLease = Run.lockctl("doctor", "--uri", cluster.uri() + "?lease=1s", "--read-only", "--timeout", "5s");
+            assertEquals(ExitCode.OK, shortLease.exitCode(), shortLease.both());
+            assertTrue(shortLease.out().contains("[WARN] redis cluster cluster-node-timeout: cluster-node-timeout 1000 ms,"
+                    + " a failover about 2000 ms with the election, lease 1000 ms: a failover can take longer than the"
+                    + " lease"), shortLease.both());
+
+            // A reshard stopped after its first two steps: the slot is marked on both nodes, its keys never move.
+            ServerProcess source = cluster.primaryOf(42);
+            ServerProcess target = cluster.otherPrimary(42);
+            cluster.cli(target, "cluster", "setslot", "42", "importing", cluster.nodeId(source));
+            cluster.cli(source, "cluster", "setslot", "42", "migrating", cluster.nodeId(target));
+            Run migrating = Run.lockctl("doctor", "--uri", cluster.uri(), "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.OK, migrating.exitCode(), migrating.both());
+            assertTrue(migrating.out().contains("[WARN] redis cluster slot migrations: "), migrating.both());
+            assertTrue(migrating.out().contains("slot 42 MIGRATING on 127.0.0.1:" + source.port() + " to 127.0.0.1:"
+                    + target.port()), migrating.both());
+            assertTrue(migrating.out().contains("slot 42 IMPORTING on 127.0.0.1:" + target.port() + " from 127.0.0.1:"
+                    + source.port()), migrating.both());
+            assertTrue(migrating.out().contains("acquires of names in it are answered TRYAGAIN"), migrating.both());
+            assertTrue(migrating.out().contains("or cancel it with CLUSTER SETSLOT <slot> STABLE on both nodes"),
+                    migrating.both());
+        }
+    }
+
+    @Test
+    void redisClusterShardLeftWithoutAReplicaAfterAFailoverFailsUntilTheOldPrimaryReturns() {
+        try (RedisCluster cluster = RedisCluster.start()) {
+            ServerProcess old = cluster.primaryOf(0);
+            String oldId = cluster.nodeId(old);
+            old.kill();
+            ServerProcess promoted = cluster.awaitPrimaryOf(0, old);
+            String promotedId = cluster.nodeId(promoted);
+            // Every live node knows the old primary failed and the promoted one serves its slots, as doctor's seed must.
+            awaitEveryLiveNode(cluster, nodes -> nodeLine(nodes, oldId).contains(",fail ")
+                    && nodeLine(nodes, promotedId).contains(" 0-5460"));
+            Run run = Run.lockctl("doctor", "--uri", cluster.uri(), "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.CHECK_FAILED, run.exitCode(), run.both());
+            assertTrue(run.out().contains("[FAIL] redis cluster shard 127.0.0.1:" + promoted.port() + " (slots 0-5460)"
+                    + " replicas: 0 of 0 replica(s) up, waitReplicas=1: WAIT 1 can never be met"), run.both());
+            assertTrue(run.out().contains("[WARN] redis cluster state: cluster_state:ok on 5 of 6 node(s) asked; flagged"
+                    + " failed by the cluster: 127.0.0.1:" + old.port() + " (primary, fail)"), run.both());
+            assertTrue(run.out().contains("[OK  ] redis cluster slot coverage: all 16384 slots"), run.both());
+
+            old.restart();
+            cluster.awaitReady();
+            awaitEveryLiveNode(cluster, nodes -> !nodes.contains("fail") && nodeLine(nodes, oldId).contains("slave "));
+            Run back = Run.lockctl("doctor", "--uri", cluster.uri(), "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.OK, back.exitCode(), back.both());
+            assertTrue(back.out().contains("[WARN] redis cluster shard 127.0.0.1:" + promoted.port() + " (slots 0-5460)"
+                    + " replicas: 1 of 1 replica(s) up"), back.both());
+        }
+    }
+
+    @Test
+    void redisClusterWithoutReplicasFailsAndAShardDownLeavesItsSlotsUncovered() {
+        try (RedisCluster cluster = RedisCluster.start(3, 0, RedisCluster.DEFAULT_NODE_TIMEOUT,
+                RedisCluster.SlotLayout.EVEN)) {
+            Run run = Run.lockctl("doctor", "--uri", cluster.uri(), "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.CHECK_FAILED, run.exitCode(), run.both());
+            assertEquals(3, run.out().lines().filter(line -> line.startsWith("[FAIL] redis cluster shard ")
+                    && line.contains("replicas: 0 of 0 replica(s) up, waitReplicas=1: WAIT 1 can never be met, so no"
+                    + " acquire or renewal of a name in these slots is acknowledged")).count(), run.both());
+
+            Run fencedOnly = Run.lockctl("doctor", "--uri", cluster.uri() + "?waitReplicas=0", "--read-only",
+                    "--timeout", "5s");
+            assertEquals(ExitCode.OK, fencedOnly.exitCode(), fencedOnly.both());
+            assertTrue(fencedOnly.out().contains("replicas: 0 of 0 replica(s) up; waitReplicas=0, fenced only"),
+                    fencedOnly.both());
+
+            ServerProcess last = cluster.primaryOf(16383);
+            String lastId = cluster.nodeId(last);
+            last.kill();
+            awaitEveryLiveNode(cluster, nodes -> nodeLine(nodes, lastId).contains(",fail "));
+            Run down = Run.lockctl("doctor", "--uri", cluster.uri(), "--read-only", "--timeout", "5s");
+
+            int first = 16384 * 2 / 3;
+            assertEquals(ExitCode.CHECK_FAILED, down.exitCode(), down.both());
+            assertTrue(down.out().contains("[FAIL] redis cluster slot coverage: " + (16384 - first) + " of 16384 slots"
+                    + " served by no live primary (" + first + "-16383): no lock whose name hashes there"), down.both());
+        }
+    }
+
+    @Test
+    void postgresWithAnAsynchronousStandbyWarnsAndTheStandbyItselfOrAReadOnlyPrimaryFails() throws Exception {
+        try (ServerProcess primary = StoreServers.postgres();
+             ServerProcess standby = standbyOf(primary)) {
+            awaitReplication(primary, "async");
+            String uri = "postgres://" + StoreServers.POSTGRES_USER + "@127.0.0.1:" + primary.port() + "/postgres";
+            Run async = Run.lockctl("doctor", "--uri", uri, "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.OK, async.exitCode(), async.both());
+            assertTrue(async.out().contains("[OK  ] postgres role: primary (not in recovery)"), async.both());
+            assertTrue(async.out().contains("[WARN] postgres replication: 1 standby(s), all asynchronous ("), async.both());
+            assertTrue(async.out().contains("a grant committed on the primary and not yet on an asynchronous standby is"
+                    + " lost at failover"), async.both());
+
+            sql(primary, "ALTER SYSTEM SET synchronous_standby_names = '*'");
+            sql(primary, "SELECT pg_reload_conf()");
+            awaitReplication(primary, "sync");
+            Run sync = Run.lockctl("doctor", "--uri", uri, "--read-only", "--timeout", "5s");
+
+            assertTrue(sync.out().contains("[OK  ] postgres replication: synchronous: "), sync.both());
+            assertTrue(sync.out().contains("synchronous_standby_names='*', synchronous_commit=on: every grant is on a"
+                    + " synchronous standby before the client hears of it"), sync.both());
+
+            sql(primary, "ALTER SYSTEM SET synchronous_commit = 'local'");
+            sql(primary, "SELECT pg_reload_conf()");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> sql(primary, "SHOW synchronous_commit").equals("local"));
+            Run local = Run.lockctl("doctor", "--uri", uri, "--read-only", "--timeout", "5s");
+
+            assertTrue(local.out().contains("synchronous_commit=local: commits do not wait for the synchronous standby"),
+                    local.both());
+            assertTrue(local.out().contains("[WARN] postgres replication: synchronous: "), local.both());
+
+            Run onStandby = Run.lockctl("doctor", "--uri", "postgres://" + StoreServers.POSTGRES_USER + "@127.0.0.1:"
+                    + standby.port() + "/postgres", "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.CHECK_FAILED, onStandby.exitCode(), onStandby.both());
+            assertTrue(onStandby.out().contains("[FAIL] postgres role: every server of 127.0.0.1:" + standby.port()
+                    + " that answers is a standby (pg_is_in_recovery() is true)"), onStandby.both());
+
+            sql(primary, "ALTER SYSTEM SET default_transaction_read_only = on");
+            sql(primary, "SELECT pg_reload_conf()");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> sql(primary, "SHOW default_transaction_read_only").equals("on"));
+            Run readOnly = Run.lockctl("doctor", "--uri", uri, "--read-only", "--timeout", "5s");
+
+            assertEquals(ExitCode.CHECK_FAILED, readOnly.exitCode(), readOnly.both());
+            assertTrue(readOnly.out().contains("[FAIL] postgres role: a primary (not in recovery) whose sessions are"
+                    + " read-only (default_transaction_read_only=on): every lock write is refused"), readOnly.both());
+        }
+    }
+
+    /** A streaming standby of {@code primary} from a base backup ({@code -R} writes its connection and signal file). */
+    private static ServerProcess standbyOf(ServerProcess primary) {
+        int port = FreePorts.next();
+        Path dir = StoreServers.ownedByPostgresUser(StoreServers.tempDir("postgres-standby-" + port));
+        Path data = dir.resolve("data");
+        try {
+            StoreServers.runPostgresTool(dir, "pg_basebackup", "-h", "127.0.0.1", "-p", Integer.toString(primary.port()),
+                    "-U", StoreServers.POSTGRES_USER, "-D", data.toString(), "-R", "-X", "stream", "-c", "fast",
+                    "--no-sync");
+            return StoreServers.startPostgres(port, data, dir, List.of()).deleteWorkDirOnClose();
+        } catch (RuntimeException e) {
+            ServerProcess.deleteRecursively(dir);
+            throw e;
+        }
+    }
+
+    private static void awaitReplication(ServerProcess primary, String syncState) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> ("streaming|" + syncState)
+                .equals(sql(primary, "SELECT state || '|' || sync_state FROM pg_stat_replication")));
+    }
+
+    /** The first column of the first row of {@code statement} run on {@code server}, or "" without a row. */
+    private static String sql(ServerProcess server, String statement) throws SQLException {
+        try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port()
+                + "/postgres", StoreServers.POSTGRES_USER, "");
+             Statement query = connection.createStatement()) {
+            if (!query.execute(statement)) {
+                return ""; // ALTER SYSTEM and the like: no rows
+            }
+            try (ResultSet rows = query.getResultSet()) {
+                return rows.next() ? String.valueOf(rows.getString(1)) : "";
+            }
+        }
+    }
+
+    private static void awaitEveryLiveNode(RedisCluster cluster, Predicate<String> clusterNodes) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> cluster.nodes().stream()
+                .filter(ServerProcess::isAlive).allMatch(node -> clusterNodes.test(cluster.cli(node, "cluster", "nodes"))));
+    }
+
+    /** The line of {@code CLUSTER NODES} for node {@code id}, or "" if it is not there. */
+    private static String nodeLine(String clusterNodes, String id) {
+        return clusterNodes.lines().filter(line -> line.startsWith(id + " ")).findFirst().orElse("") + " ";
     }
 }

@@ -56,6 +56,7 @@ final class PostgresDoctor implements StoreDoctor {
         try (Connection connection = DriverManager.getConnection(url, properties)) {
             connection.setReadOnly(true);
             findings.add(Finding.ok("postgres connect", "primary at " + hosts + " in " + Millis.of(System.nanoTime() - start)));
+            findings.add(role(connection));
             findings.add(version(connection));
             findings.add(clock(connection));
             findings.addAll(table(connection, schema));
@@ -63,10 +64,61 @@ final class PostgresDoctor implements StoreDoctor {
             findings.add(replication(connection));
             findings.add(idleInTransaction(connection));
         } catch (SQLException e) {
-            throw new LockStoreException("cannot reach a PostgreSQL primary at " + hosts + "/" + database + ": "
-                    + e.getMessage(), e);
+            Finding notPrimary = notPrimary(url.replace("targetServerType=primary", "targetServerType=any"), properties,
+                    hosts);
+            if (notPrimary == null) {
+                throw new LockStoreException("cannot reach a PostgreSQL primary at " + hosts + "/" + database + ": "
+                        + e.getMessage(), e);
+            }
+            findings.add(notPrimary);
         }
         return findings;
+    }
+
+    /**
+     * Why no primary was found when a server answers all the same: the URI names standbys only, or a primary whose
+     * sessions are read-only by default, which the driver's {@code targetServerType=primary} also passes over
+     * (it asks {@code transaction_read_only}). Null if no server answers at all.
+     */
+    private static Finding notPrimary(String anyServerUrl, Properties properties, String hosts) {
+        try (Connection connection = DriverManager.getConnection(anyServerUrl, properties)) {
+            if (inRecovery(connection)) {
+                return Finding.fail("postgres role", "every server of " + hosts + " that answers is a standby"
+                                + " (pg_is_in_recovery() is true): standbys refuse writes, and locks are rows written"
+                                + " on the primary",
+                        "name the primary in the URI (list every node: the client connects to whichever is primary,"
+                                + " targetServerType=primary)");
+            }
+            return readOnlyPrimary(text(connection, "SHOW default_transaction_read_only"));
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    private static Finding readOnlyPrimary(String defaultReadOnly) {
+        return Finding.fail("postgres role", "a primary (not in recovery) whose sessions are read-only"
+                        + " (default_transaction_read_only=" + defaultReadOnly + "): every lock write is refused, and"
+                        + " the driver's targetServerType=primary may pass it over as a standby",
+                "ALTER DATABASE (or ROLE) ... SET default_transaction_read_only = off for the lock database, or off in"
+                        + " postgresql.conf");
+    }
+
+    /**
+     * The driver picked a server that takes writes; {@code pg_is_in_recovery()} says whether it is a standby, in
+     * case a setting or a pooler made a standby look like a primary.
+     */
+    private static Finding role(Connection connection) throws SQLException {
+        if (inRecovery(connection)) {
+            return Finding.fail("postgres role", "a standby (pg_is_in_recovery() is true): it refuses writes, and locks"
+                            + " are rows written on the primary",
+                    "name the primary in the URI (list every node: the client connects to whichever is primary,"
+                            + " targetServerType=primary)");
+        }
+        String readOnly = text(connection, "SHOW default_transaction_read_only");
+        if (readOnly.equals("on")) {
+            return readOnlyPrimary(readOnly);
+        }
+        return Finding.ok("postgres role", "primary (not in recovery)");
     }
 
     private static Finding version(Connection connection) throws SQLException {
@@ -146,27 +198,96 @@ final class PostgresDoctor implements StoreDoctor {
         return Finding.ok("postgres durability", detail + ": a granted lock survives a crash of the server");
     }
 
+    /** One row of {@code pg_stat_replication}: a standby streaming from this primary. */
+    record Standby(String name, String state, String syncState) {
+    }
+
     private static Finding replication(Connection connection) throws SQLException {
-        String standbys = text(connection, "SHOW synchronous_standby_names");
-        long replicas;
+        String standbyNames = text(connection, "SHOW synchronous_standby_names");
+        String synchronousCommit = text(connection, "SHOW synchronous_commit");
+        List<Standby> standbys = new ArrayList<>();
         try (Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT count(*) FROM pg_stat_replication")) {
-            rows.next();
-            replicas = rows.getLong(1);
+             ResultSet rows = statement.executeQuery("SELECT coalesce(nullif(application_name, ''), host(client_addr),"
+                     + " 'pid ' || pid), state, sync_state FROM pg_stat_replication ORDER BY 1")) {
+            while (rows.next()) {
+                standbys.add(new Standby(rows.getString(1), rows.getString(2), rows.getString(3)));
+            }
         } catch (SQLException e) {
             return Finding.warn("postgres replication", "cannot read pg_stat_replication: " + e.getMessage(),
-                    "grant pg_monitor to the role to let doctor see the replicas");
+                    "grant pg_monitor to the role to let doctor see the standbys");
         }
-        if (replicas == 0) {
-            return Finding.ok("postgres replication", "no streaming replica: a failover is a restore, not a promotion");
+        return replicationFinding(standbys, standbyNames, synchronousCommit);
+    }
+
+    /**
+     * Whether a grant committed on the primary is on a standby before the client hears of it, from
+     * {@code pg_stat_replication}, {@code synchronous_standby_names} and {@code synchronous_commit} (as the URI's
+     * role sees it: a database or role setting overrides the server's). See docs/POSTGRES.md, "What PostgreSQL
+     * guarantees here".
+     */
+    static Finding replicationFinding(List<Standby> standbys, String standbyNames, String synchronousCommit) {
+        String check = "postgres replication";
+        boolean namesSet = standbyNames != null && !standbyNames.isBlank();
+        boolean commitWaits = switch (synchronousCommit) {
+            case "on", "remote_apply", "remote_write" -> true;
+            default -> false;
+        };
+        List<String> synchronous = new ArrayList<>();
+        List<String> others = new ArrayList<>();
+        for (Standby standby : standbys) {
+            if (standby.syncState() == null) {
+                return Finding.warn(check, standbys.size() + " standby(s), but their sync_state is hidden from this role;"
+                        + " cannot tell whether grants reach a standby before they are confirmed",
+                        "grant pg_monitor to the role to let doctor see the standbys");
+            }
+            String described = standby.name() + " " + standby.state() + "/" + standby.syncState();
+            if (standby.syncState().equals("sync") || standby.syncState().equals("quorum")) {
+                synchronous.add(described);
+            } else {
+                others.add(described);
+            }
         }
-        if (standbys.isBlank()) {
-            return Finding.warn("postgres replication", replicas + " asynchronous replica(s): promoting one can lose the"
-                    + " latest grants and repeat fencing tokens", "set synchronous_standby_names (and synchronous_commit"
-                    + " on or remote_apply) so a promoted replica has every granted lock (clients refuse to start on"
-                    + " this primary unless allowAsyncStandby=true); see docs/POSTGRES.md, 'With a standby'");
+        String settings = "synchronous_standby_names='" + (standbyNames == null ? "" : standbyNames)
+                + "', synchronous_commit=" + synchronousCommit;
+        if (namesSet && commitWaits && synchronous.isEmpty()) {
+            return Finding.fail(check, (standbys.isEmpty() ? "no standby connected" : "no synchronous standby among "
+                            + String.join(", ", others)) + ", " + settings + ": every commit waits for a synchronous"
+                            + " standby that is not there, so every acquire, renewal and release hangs until its"
+                            + " statement_timeout",
+                    "start or reconnect the standby named in synchronous_standby_names (its application_name must"
+                            + " match), or empty synchronous_standby_names to run the primary alone for now");
         }
-        return Finding.ok("postgres replication", replicas + " replica(s), synchronous_standby_names='" + standbys + "'");
+        if (standbys.isEmpty()) {
+            return Finding.ok(check, "no streaming standby: a single primary, so a failover is a restore, not a"
+                    + " promotion (what was granted since the backup is lost with the server)");
+        }
+        if (synchronous.isEmpty()) {
+            return Finding.warn(check, standbys.size() + " standby(s), all asynchronous (" + String.join(", ", others)
+                            + "), " + settings + ": a grant committed on the primary and not yet on an asynchronous"
+                            + " standby is lost at failover, like Redis' async replica, and the promoted standby can"
+                            + " repeat fencing tokens; Locksmith clients refuse to start on this primary unless the URI"
+                            + " says allowAsyncStandby=true",
+                    "set synchronous_standby_names (e.g. 'ANY 1 (s1, s2)' or '*') and synchronous_commit=remote_apply"
+                            + " (or on); see docs/POSTGRES.md, 'With a standby'");
+        }
+        String standbyList = "synchronous: " + String.join(", ", synchronous)
+                + (others.isEmpty() ? "" : "; not synchronous: " + String.join(", ", others));
+        if (!commitWaits) {
+            return Finding.warn(check, standbyList + ", " + settings + ": commits do not wait for the synchronous"
+                            + " standby, so a grant can be lost at failover as with an asynchronous one",
+                    "set synchronous_commit=remote_apply (or on) for the lock database or role (ALTER DATABASE ... SET"
+                            + " synchronous_commit = remote_apply) and in postgresql.conf");
+        }
+        if (synchronousCommit.equals("remote_write")) {
+            return Finding.warn(check, standbyList + ", " + settings + ": a commit waits until the standby has written"
+                            + " its WAL but not flushed it, so a grant is lost if the standby's machine crashes along with"
+                            + " the primary",
+                    "set synchronous_commit=remote_apply (or on): the standby then has the grant on disk, and with"
+                            + " remote_apply visible, before the client hears of it");
+        }
+        return Finding.ok(check, standbyList + ", " + settings + ": every grant is on a synchronous standby before the"
+                + " client hears of it; promoting that standby loses none"
+                + (others.isEmpty() ? "" : " (promote only a synchronous one: the others may lack the latest grants)"));
     }
 
     private static Finding idleInTransaction(Connection connection) throws SQLException {
@@ -177,6 +298,10 @@ final class PostgresDoctor implements StoreDoctor {
                     "set idle_in_transaction_session_timeout (e.g. 60s) for the database; Locksmith's own sessions set it");
         }
         return Finding.ok("postgres idle_in_transaction_session_timeout", value);
+    }
+
+    private static boolean inRecovery(Connection connection) throws SQLException {
+        return text(connection, "SELECT pg_is_in_recovery()::text").equals("true");
     }
 
     private static String text(Connection connection, String sql) throws SQLException {

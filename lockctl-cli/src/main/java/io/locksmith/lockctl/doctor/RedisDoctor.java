@@ -23,7 +23,8 @@ import java.util.Set;
 /**
  * Redis checks, read-only, with Jedis: round trip, role and replication lag, eviction policy, persistence,
  * slow lock scripts, and the server clock. For {@code redis-sentinel://} the Sentinels are asked for the
- * master first; for {@code redlock://} every master is checked.
+ * master first; for {@code redlock://} every master is checked; {@code redis-cluster://} gets the cluster's own
+ * checks ({@link ClusterDoctor}) and these on every primary.
  */
 final class RedisDoctor implements StoreDoctor {
 
@@ -34,7 +35,7 @@ final class RedisDoctor implements StoreDoctor {
 
     @Override
     public Set<String> schemes() {
-        return Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock");
+        return Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock", "redis-cluster", "rediss-cluster");
     }
 
     @Override
@@ -50,7 +51,12 @@ final class RedisDoctor implements StoreDoctor {
         List<Finding> findings = new ArrayList<>();
         List<HostAndPort> masters = new ArrayList<>();
         boolean sentinel = uri.scheme().equals("redis-sentinel") || uri.scheme().equals("rediss-sentinel");
-        int waitReplicas = waitReplicas(uri, sentinel);
+        boolean cluster = uri.scheme().equals("redis-cluster") || uri.scheme().equals("rediss-cluster");
+        int waitReplicas = waitReplicas(uri, sentinel || cluster);
+        if (cluster) {
+            return ClusterDoctor.examine(uri, config, waitReplicas, uri.duration("lease", LockOptions.DEFAULT_LEASE_TIME),
+                    DEFAULT_PORT);
+        }
         if (sentinel) {
             SentinelView view = masterFromSentinels(uri, timeout, findings);
             masters.add(view.master());
@@ -137,9 +143,12 @@ final class RedisDoctor implements StoreDoctor {
         throw failure;
     }
 
-    /** {@code waitReplicas} as the client reads it: Sentinel waits for one replica unless the URI says otherwise. */
-    private static int waitReplicas(LockUri uri, boolean sentinel) {
-        return uri.integer("waitReplicas", sentinel ? 1 : 0, 0, 100);
+    /**
+     * {@code waitReplicas} as the client reads it: Sentinel and Cluster wait for one replica (of the shard) unless
+     * the URI says otherwise.
+     */
+    private static int waitReplicas(LockUri uri, boolean replicated) {
+        return uri.integer("waitReplicas", replicated ? 1 : 0, 0, 100);
     }
 
     private static List<Finding> sentinelFindings(SentinelView view, int waitReplicas, Duration lease) {
@@ -231,7 +240,7 @@ final class RedisDoctor implements StoreDoctor {
         }
     }
 
-    private List<Finding> examineNode(HostAndPort node, DefaultJedisClientConfig config, int waitReplicas) {
+    static List<Finding> examineNode(HostAndPort node, DefaultJedisClientConfig config, int waitReplicas) {
         String prefix = "redis " + node + " ";
         try (Jedis jedis = new Jedis(node, config)) {
             List<Finding> findings = new ArrayList<>();
@@ -413,7 +422,7 @@ final class RedisDoctor implements StoreDoctor {
         return result;
     }
 
-    private static String rootMessage(Throwable e) {
+    static String rootMessage(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
