@@ -243,13 +243,12 @@ final class JedisClusterCommands implements RedisCommands {
         }
     }
 
-    /** Keyless scripts on one primary (a SCAN walk); no subscriptions, and nothing of its own to close. */
-    private final class OnePrimary implements RedisCommands {
-        private final String address;
+    /** Keyless scripts on one primary (a SCAN walk), on a connection of that node's pool. */
+    private final class OnePrimary extends OnePrimaryCommands {
         private final ConnectionPool pool;
 
         OnePrimary(String address, ConnectionPool pool) {
-            this.address = address;
+            super(description + " primary " + address);
             this.pool = pool;
         }
 
@@ -271,21 +270,6 @@ final class JedisClusterCommands implements RedisCommands {
             } catch (JedisException e) {
                 throw new LockStoreException(describe() + ": command failed: " + e.getMessage(), e);
             }
-        }
-
-        @Override
-        public AutoCloseable subscribe(String channel, Consumer<String> onMessage) {
-            throw new UnsupportedOperationException("subscribe on the cluster's commands, not on one primary");
-        }
-
-        @Override
-        public String describe() {
-            return description + " primary " + address;
-        }
-
-        @Override
-        public void close() {
-            // The pool is the cluster's.
         }
     }
 }

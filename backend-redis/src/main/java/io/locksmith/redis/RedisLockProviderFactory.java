@@ -64,12 +64,12 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
                     : RedissonTransports.sentinel(settings, description), settings.replicaAck(), description,
                     settings.commandTimeout());
             case REDLOCK -> redlock(settings, description);
-            case CLUSTER -> single(cluster(settings, uri, description), settings.replicaAck(), description,
+            case CLUSTER -> single(cluster(settings, description), settings.replicaAck(), description,
                     settings.commandTimeout());
         };
     }
 
-    private static RedisCommands cluster(RedisSettings settings, LockUri uri, String description) {
+    private static RedisCommands cluster(RedisSettings settings, String description) {
         return switch (settings.transport()) {
             case JEDIS -> JedisTransports.cluster(settings, description);
             case REDISSON -> RedissonTransports.cluster(settings, description);

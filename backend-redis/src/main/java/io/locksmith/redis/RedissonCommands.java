@@ -153,12 +153,11 @@ final class RedissonCommands implements RedisCommands {
     }
 
     /** Keyless scripts (a SCAN step) on one primary of a Redis Cluster, routed by a key of its slots. */
-    private final class OnePrimary implements RedisCommands {
-        private final String address;
+    private final class OnePrimary extends OnePrimaryCommands {
         private final String routingKey;
 
         OnePrimary(String address, String routingKey) {
-            this.address = address;
+            super(description + " primary " + address);
             this.routingKey = routingKey;
         }
 
@@ -172,21 +171,6 @@ final class RedissonCommands implements RedisCommands {
         public Reply eval(String script, List<String> keys, List<String> args, ReplicaAck ack) {
             return call(() -> new Reply(script().eval(routingKey, RScript.Mode.READ_WRITE, script,
                     RScript.ReturnType.MULTI, objects(keys), args.toArray()), -1));
-        }
-
-        @Override
-        public AutoCloseable subscribe(String channel, java.util.function.Consumer<String> onMessage) {
-            throw new UnsupportedOperationException("subscribe on the cluster's commands, not on one primary");
-        }
-
-        @Override
-        public String describe() {
-            return description + " primary " + address;
-        }
-
-        @Override
-        public void close() {
-            // The client is the cluster's.
         }
     }
 

@@ -6,6 +6,7 @@ import org.redisson.Redisson;
 import org.redisson.api.HostPortNatMapper;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.config.BaseConfig;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
@@ -34,12 +35,7 @@ final class RedissonTransports {
                 .setConnectionMinimumIdleSize(1)
                 .setSubscriptionConnectionPoolSize(1)
                 .setSubscriptionConnectionMinimumIdleSize(1);
-        server.setTimeout(millis(settings.commandTimeout().toMillis()))
-                .setConnectTimeout(millis(settings.connectTimeout().toMillis()))
-                .setRetryAttempts(0)
-                .setSubscriptionsPerConnection(10_000)
-                .setUsername(settings.user())
-                .setPassword(settings.password());
+        connectionSettings(server, settings);
         return new RedissonCommands(create(config, description), true, description);
     }
 
@@ -65,12 +61,7 @@ final class RedissonTransports {
         if (!settings.natMap().isEmpty()) {
             servers.setNatMapper(natMapper(settings));
         }
-        servers.setTimeout(millis(settings.commandTimeout().toMillis()))
-                .setConnectTimeout(millis(settings.connectTimeout().toMillis()))
-                .setRetryAttempts(0)
-                .setSubscriptionsPerConnection(10_000)
-                .setUsername(settings.user())
-                .setPassword(settings.password());
+        connectionSettings(servers, settings);
         return new RedissonCommands(create(config, description), true, description);
     }
 
@@ -96,13 +87,18 @@ final class RedissonTransports {
         if (!settings.natMap().isEmpty()) {
             servers.setNatMapper(natMapper(settings));
         }
+        connectionSettings(servers, settings);
+        return new RedissonCommands(create(config, description), true, description);
+    }
+
+    /** What every deployment's connections share: time-outs, no retries of Redisson's own, credentials. */
+    private static <T extends BaseConfig<T>> void connectionSettings(T servers, RedisSettings settings) {
         servers.setTimeout(millis(settings.commandTimeout().toMillis()))
                 .setConnectTimeout(millis(settings.connectTimeout().toMillis()))
                 .setRetryAttempts(0)
                 .setSubscriptionsPerConnection(10_000)
                 .setUsername(settings.user())
                 .setPassword(settings.password());
-        return new RedissonCommands(create(config, description), true, description);
     }
 
     /** The addresses the Sentinels or the cluster's nodes announce, mapped to the ones this client reaches. */

@@ -18,8 +18,11 @@ final class ClusterTestSupport {
 
     /** Makes the lock expire now on the primary of its slot, as a TTL running out would. */
     static void expireNow(RedisCluster cluster, String lockName) {
-        ServerProcess primary = cluster.primaryOf(slotOf(lockName));
-        try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {
+        // Through a cluster client, which follows the slot map as the lock clients do (and MOVED, if it changed).
+        java.util.Set<redis.clients.jedis.HostAndPort> seeds = new java.util.HashSet<>();
+        cluster.nodes().stream().filter(ServerProcess::isAlive)
+                .forEach(node -> seeds.add(new redis.clients.jedis.HostAndPort("127.0.0.1", node.port())));
+        try (redis.clients.jedis.JedisCluster jedis = new redis.clients.jedis.JedisCluster(seeds)) {
             jedis.pexpire(RedisLockKeys.lockKey(lockName), 1);
         }
     }
