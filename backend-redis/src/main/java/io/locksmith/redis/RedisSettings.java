@@ -33,7 +33,7 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
 
     enum Deployment { SINGLE, SENTINEL, REDLOCK }
 
-    enum Transport { JEDIS, REDISSON }
+    enum Transport { JEDIS, REDISSON, LETTUCE }
 
     static RedisSettings parse(LockUri uri) {
         String scheme = uri.scheme();
@@ -84,11 +84,12 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
         Transport transport = switch (uri.string("client", "jedis").strip().toLowerCase(Locale.ROOT)) {
             case "jedis" -> Transport.JEDIS;
             case "redisson" -> Transport.REDISSON;
-            default -> throw new LockConfigurationException("parameter 'client' of '" + uri + "' must be jedis or redisson, was '"
+            case "lettuce" -> Transport.LETTUCE;
+            default -> throw new LockConfigurationException("parameter 'client' of '" + uri + "' must be jedis, redisson or lettuce, was '"
                     + uri.parameters().get("client") + "'");
         };
         Duration timeout = uri.duration("timeout", DEFAULT_TIMEOUT);
-        // Jedis connects within the command time-out; Redisson's connection set-up gets its own bound.
+        // Jedis and Lettuce connect within the command time-out; Redisson's connection set-up gets its own bound.
         Duration connectTimeout = uri.duration("connectTimeout",
                 transport == Transport.REDISSON ? max(timeout, DEFAULT_REDISSON_CONNECT_TIMEOUT) : timeout);
         int poolSize = uri.integer("poolSize", 8, 1, 1024);
