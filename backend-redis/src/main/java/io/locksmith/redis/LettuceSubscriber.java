@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * One Lettuce pub/sub connection per client that multiplexes the release channels of every lock somebody waits for,
  * with {@link JedisSubscriber}'s contract: a channel whose subscription the server confirms only after
  * {@link #subscribe} returned, or again after the connection was lost and restored, has its listeners called once
- * with {@code null}, since a release published meanwhile reached nobody. Lettuce reconnects the connection and
+ * with {@code null}, since a release published meanwhile reached nobody (after a loss, they are also called when it
+ * is noticed). Lettuce reconnects the connection and
  * re-subscribes the channels it had confirmed; the channels whose {@code SUBSCRIBE} it rejected while disconnected
  * are subscribed again here when it is back. Waiters also poll with backoff, so a missed message costs latency, never
  * the lock.
@@ -136,16 +137,22 @@ final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateList
         }
     }
 
-    /** The subscription connection was lost: every channel's listeners are called once it is confirmed again. */
+    /**
+     * The subscription connection was lost: as with Jedis, every listener is called now (a release may have been
+     * missed before the loss was noticed) and again once its channel is confirmed on the restored connection.
+     */
     @Override
     public void onRedisDisconnected(RedisChannelHandler<?, ?> lost) {
-        if (lost != connection) {
+        if (lost != connection || closed) {
             return;
         }
+        Set<String> channels;
         synchronized (confirmed) {
             confirmed.clear();
             confirmedLate.addAll(listeners.keySet());
+            channels = Set.copyOf(listeners.keySet());
         }
+        channels.forEach(channel -> deliver(channel, null));
     }
 
     /**

@@ -27,7 +27,7 @@ import java.util.function.Function;
 /**
  * Builds Lettuce clients from {@link RedisSettings}, for {@code ?client=lettuce}. Only this class,
  * {@link LettuceCommands} and {@link LettuceSubscriber} touch Lettuce, so Jedis users do not need it on the class
- * path. Each transport owns its client and its {@link ClientResources} (two I/O threads, one computation thread and
+ * path. Each transport owns its client and its {@link ClientResources} (two I/O threads, two computation threads and
  * Lettuce's timer), and opens two connections: one for every command, one for release notifications.
  */
 final class LettuceTransports {
@@ -82,7 +82,9 @@ final class LettuceTransports {
     }
 
     private static RedisURI.Builder credentials(RedisURI.Builder builder, RedisSettings settings) {
-        builder.withDatabase(settings.database()).withSsl(settings.ssl()).withTimeout(settings.commandTimeout())
+        // The URI's time-out bounds Lettuce's connection hand-shake (HELLO/AUTH, SELECT, CLIENT SETNAME) and the
+        // Sentinel queries; commands are bounded by the TimeoutOptions and by LettuceCommands' own wait.
+        builder.withDatabase(settings.database()).withSsl(settings.ssl()).withTimeout(settings.connectTimeout())
                 .withClientName("locksmith");
         if (settings.password() != null) {
             if (settings.user() != null) {
@@ -99,7 +101,7 @@ final class LettuceTransports {
         ClientResources.Builder builder = ClientResources.builder()
                 // A lock client needs few threads; Lettuce's defaults size one per core for a cache client.
                 .ioThreadPoolSize(2)
-                .computationThreadPoolSize(1)
+                .computationThreadPoolSize(2) // Lettuce's minimum
                 .reconnectDelay(() -> Delay.exponential(RECONNECT_FIRST, RECONNECT_MAX, 2, TimeUnit.MILLISECONDS))
                 .commandLatencyRecorder(CommandLatencyRecorder.disabled());
         if (!natMap.isEmpty()) {
