@@ -150,8 +150,8 @@ final class Subjects {
     /**
      * The hot lock (issue 29): on each store the peer a team would use directly is the baseline (Redisson
      * {@code RLock}, Curator {@code InterProcessMutex}, jetcd {@code Lock} with a lease per thread, the ShedLock-style
-     * row lock), beside Locksmith. Every client is opened for {@link HotLock#CLIENT_THREADS} threads, so pools
-     * hold 8 connections at every waiter count. Sentinel: not measured.
+     * row lock), beside Locksmith (on Redis over each of its three transports). Every client is opened for
+     * {@link HotLock#CLIENT_THREADS} threads, so pools hold 8 connections at every waiter count. Sentinel: not measured.
      */
     private void hotLock(Store store, Duration lease, List<Entry> entries) {
         switch (store) {
@@ -162,6 +162,8 @@ final class Subjects {
                 entries.add(new Entry(new LocksmithSubject("Locksmith over Jedis", Store.REDIS,
                         threads -> "redis://127.0.0.1:" + port + "?client=jedis&poolSize=" + Math.max(8, threads)
                                 + "&lease=" + lease.toMillis() + "ms"), false));
+                entries.add(new Entry(new LocksmithSubject("Locksmith over Redisson", Store.REDIS,
+                        "redis://127.0.0.1:" + port + "?client=redisson&lease=" + lease.toMillis() + "ms"), false));
                 entries.add(new Entry(new LocksmithSubject("Locksmith over Lettuce", Store.REDIS,
                         "redis://127.0.0.1:" + port + "?client=lettuce&lease=" + lease.toMillis() + "ms"), false));
             }
