@@ -135,7 +135,17 @@ final class LettuceTransports {
         try {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         } finally {
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            // The resources are ours, not the client's (it was given them), so it leaves them running: their threads
+            // are ended here, and awaited so that a closed lock client leaves no Lettuce thread behind.
+            try {
+                // As the JDK's Future: this module does not read Netty's, which the method declares.
+                java.util.concurrent.Future<Boolean> ended = resources.shutdown(0, 2, TimeUnit.SECONDS);
+                ended.get(3, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new io.locksmith.LockStoreException("Lettuce's threads did not end within 3 s", e);
+            }
         }
     }
 }
