@@ -24,9 +24,12 @@ import java.util.Set;
  *     the seed nodes; each lock lives on the primary of its slot, and waits for one replica of that shard by
  *     default.</li>
  * </ul>
- * Parameters: {@code client=jedis|redisson} (default jedis), {@code timeout} (connect and command time-out,
- * default 2s), {@code poolSize} (default 8), {@code waitReplicas} and {@code waitTimeout} (replica
- * acknowledgement of acquire and renew), {@code sentinelPassword}, and {@code ssl} for RedLock.
+ * Parameters: {@code client=jedis|redisson|lettuce} (default jedis; Redisson and Lettuce are optional dependencies
+ * the application adds, all three run the same scripts on the same keys and exclude each other), {@code timeout}
+ * (connect and command time-out, default 2s), {@code connectTimeout}, {@code poolSize} (default 8; Jedis and
+ * Redisson pools, Lettuce multiplexes one connection), {@code waitReplicas} and {@code waitTimeout} (replica
+ * acknowledgement of acquire and renew), {@code sentinelPassword}, {@code natMap} for Sentinel, and {@code ssl} for
+ * RedLock.
  * To use a {@code RedissonClient} the application already has, see {@link RedissonLocks}.
  *
  * <p>Creating a provider pings the store, so an unreachable server fails at once with a
@@ -54,15 +57,18 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
         RedisSettings settings = RedisSettings.parse(uri);
         if (settings.transport() == RedisSettings.Transport.REDISSON) {
             requireRedisson(uri);
+        } else if (settings.transport() == RedisSettings.Transport.LETTUCE) {
+            requireLettuce(uri);
         }
         String description = settings.describe();
         return switch (settings.deployment()) {
             case SINGLE -> single(open(settings, settings.hosts().get(0), description), settings.replicaAck(), description,
                     settings.commandTimeout());
-            case SENTINEL -> single(settings.transport() == RedisSettings.Transport.JEDIS
-                    ? JedisTransports.sentinel(settings, description)
-                    : RedissonTransports.sentinel(settings, description), settings.replicaAck(), description,
-                    settings.commandTimeout());
+            case SENTINEL -> single(switch (settings.transport()) {
+                case JEDIS -> JedisTransports.sentinel(settings, description);
+                case REDISSON -> RedissonTransports.sentinel(settings, description);
+                case LETTUCE -> LettuceTransports.sentinel(settings, description);
+            }, settings.replicaAck(), description, settings.commandTimeout());
             case REDLOCK -> redlock(settings, description);
             case CLUSTER -> single(cluster(settings, description), settings.replicaAck(), description,
                     settings.commandTimeout());
@@ -73,13 +79,17 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
         return switch (settings.transport()) {
             case JEDIS -> JedisTransports.cluster(settings, description);
             case REDISSON -> RedissonTransports.cluster(settings, description);
+            case LETTUCE -> throw new LockConfigurationException("'" + description + "': Redis Cluster over client=lettuce"
+                    + " is not built yet; use client=jedis (the default) or client=redisson");
         };
     }
 
     private static RedisCommands open(RedisSettings settings, LockUri.HostPort host, String description) {
-        return settings.transport() == RedisSettings.Transport.JEDIS
-                ? JedisTransports.node(settings, host, description)
-                : RedissonTransports.node(settings, host, description);
+        return switch (settings.transport()) {
+            case JEDIS -> JedisTransports.node(settings, host, description);
+            case REDISSON -> RedissonTransports.node(settings, host, description);
+            case LETTUCE -> LettuceTransports.node(settings, host, description);
+        };
     }
 
     /** A provider on one primary, pinged before it is handed out. */
@@ -175,6 +185,15 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
         } catch (ClassNotFoundException e) {
             throw new LockConfigurationException("'" + uri + "' asks for client=redisson, but Redisson is not on the"
                     + " class path; add org.redisson:redisson (3.52) or use the default client=jedis");
+        }
+    }
+
+    private static void requireLettuce(LockUri uri) {
+        try {
+            Class.forName("io.lettuce.core.RedisClient", false, RedisLockProviderFactory.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new LockConfigurationException("'" + uri + "' asks for client=lettuce, but Lettuce is not on the"
+                    + " class path; add io.lettuce:lettuce-core (6.8) or use the default client=jedis");
         }
     }
 }

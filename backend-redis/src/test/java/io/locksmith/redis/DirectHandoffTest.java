@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * name's queue, and a release (or a clean-up that frees the lock) hands the lock to the first live waiter in the
  * same script, so nobody who arrives later can take it in between; the waiter takes it from the release's message, or
  * confirms it with its next attempt. What a waiter leaves behind when it gives up or is abandoned must not hold the
- * lock, and a waiter whose place lapsed is passed over. Both transports run the same scripts; each case runs on both.
+ * lock, and a waiter whose place lapsed is passed over. The three transports run the same scripts; each case runs on each.
  */
 class DirectHandoffTest {
 
@@ -95,7 +95,7 @@ class DirectHandoffTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void aReleaseHandsTheLockToTheQueuedWaiterAndNobodyElse(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
         LockProvider a = onSharedServer(client);
@@ -121,7 +121,7 @@ class DirectHandoffTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void waitersAreServedInArrivalOrder(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
         LockProvider store = onSharedServer(client);
@@ -148,7 +148,7 @@ class DirectHandoffTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void aCancelledWaiterIsPassedOverAndAHandedLockItCancelsGoesOn(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
         LockProvider store = onSharedServer(client);
@@ -172,7 +172,7 @@ class DirectHandoffTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void aDeadWaitersLapsedPlaceIsPassedOver(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
         LockProvider store = onSharedServer(client);
@@ -199,7 +199,7 @@ class DirectHandoffTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void aFreeLockGoesToTheQueuedWaiterBeforeANewcomer(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
         LockProvider store = onSharedServer(client);
@@ -219,7 +219,7 @@ class DirectHandoffTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void anAbandonedWaiterLosesItsPlaceAndCannotTakeItBack(String client, TestInfo info) {
         String name = RedisLockContract.unique(info) + client;
         LockProvider store = onSharedServer(client);
@@ -249,7 +249,7 @@ class DirectHandoffTest {
      * taken, and sending them all to the store on every release is the herd that direct handoff avoids.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void aHandoffWakesOnlyTheClientOfTheWaiterItWentTo(String client, TestInfo info) throws Exception {
         String name = RedisLockContract.unique(info) + client;
         LockProvider holder = onSharedServer(client);
@@ -283,7 +283,7 @@ class DirectHandoffTest {
      * validity counts from its last attempt, which the handoff followed, so it is a little under the TTL.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void aNotifiedWaiterTakesTheHandedLockWithoutARequest(String client, TestInfo info) throws Exception {
         RedisServer own = RedisServer.start();
         String name = RedisLockContract.unique(info) + client;
@@ -324,7 +324,7 @@ class DirectHandoffTest {
      * waiter must ask the server again: frozen, it does not answer, so the attempt fails instead of granting.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"jedis", "redisson"})
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
     void aHandoffBeforeTheLastAttemptIsNotTakenLocally(String client, TestInfo info) throws Exception {
         RedisServer own = RedisServer.start();
         String name = RedisLockContract.unique(info) + client;

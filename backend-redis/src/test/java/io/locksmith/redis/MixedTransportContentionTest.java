@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Jedis and Redisson clients contending for one lock: never two inside, tokens in grant order. */
+/** Jedis, Redisson and Lettuce clients contending for one lock: never two inside, tokens in grant order. */
 class MixedTransportContentionTest {
 
     static RedisServer server;
@@ -37,7 +37,7 @@ class MixedTransportContentionTest {
     }
 
     @Test
-    void jedisAndRedissonClientsExcludeEachOtherUnderContention(TestInfo info) throws Exception {
+    void jedisRedissonAndLettuceClientsExcludeEachOtherUnderContention(TestInfo info) throws Exception {
         String name = RedisLockContract.unique(info);
         int rounds = 15;
         AtomicInteger inside = new AtomicInteger();
@@ -48,7 +48,9 @@ class MixedTransportContentionTest {
                 LockClient.open("redis://" + server.address()),
                 LockClient.open("redis://" + server.address()),
                 LockClient.open("redis://" + server.address() + "?client=redisson"),
-                LockClient.open("redis://" + server.address() + "?client=redisson"));
+                LockClient.open("redis://" + server.address() + "?client=redisson"),
+                LockClient.open("redis://" + server.address() + "?client=lettuce"),
+                LockClient.open("redis://" + server.address() + "?client=lettuce"));
         ExecutorService pool = Executors.newFixedThreadPool(clients.size());
         try {
             List<Future<?>> workers = new ArrayList<>();

@@ -48,7 +48,7 @@ class RedisConfigurationTest {
     @Test
     void anUnreachableServerFailsAtOpenNamingItButNotThePassword() {
         int port = FreePorts.next();
-        for (String client : new String[] {"jedis", "redisson"}) {
+        for (String client : new String[] {"jedis", "redisson", "lettuce"}) {
             LockStoreException e = assertThrows(LockStoreException.class,
                     () -> LockClient.open("redis://:hunter2@127.0.0.1:" + port + "?timeout=500ms&client=" + client).close());
             assertTrue(e.getMessage().contains("127.0.0.1:" + port), e.getMessage());
@@ -67,26 +67,33 @@ class RedisConfigurationTest {
         assertEquals(Duration.ofMillis(700), jedis.connectTimeout());
         RedisSettings explicit = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?client=redisson&connectTimeout=3s"));
         assertEquals(Duration.ofSeconds(3), explicit.connectTimeout());
+        RedisSettings lettuce = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?timeout=700ms&client=lettuce"));
+        assertEquals(Duration.ofMillis(700), lettuce.connectTimeout());
     }
 
     @Test
     void aWrongPasswordIsAStoreErrorWithoutThePassword() {
-        LockStoreException e = assertThrows(LockStoreException.class,
-                () -> LockClient.open("redis://:wrong-pw@" + secured.address()).close());
-        assertFalse(e.getMessage().contains("wrong-pw"), e.getMessage());
-        assertTrue(e.getMessage().contains(secured.address()), e.getMessage());
+        for (String client : new String[] {"jedis", "lettuce"}) {
+            LockStoreException e = assertThrows(LockStoreException.class,
+                    () -> LockClient.open("redis://:wrong-pw@" + secured.address() + "?client=" + client).close());
+            assertFalse(e.getMessage().contains("wrong-pw"), e.getMessage());
+            assertTrue(e.getMessage().contains(secured.address()), client + ": " + e.getMessage());
+        }
     }
 
     @Test
     void thePasswordAndDatabaseComeFromTheUri(TestInfo info) {
-        String name = RedisLockContract.unique(info);
-        try (LockClient locks = LockClient.open("redis://:s3cret-pw@" + secured.address() + "/3?timeout=1s&poolSize=2")) {
-            assertFalse(locks.describe().contains("s3cret"), locks.describe());
-            try (var lease = locks.lock(name).acquire(Duration.ofSeconds(2))) {
-                try (Jedis jedis = secured.jedis()) {
-                    jedis.auth("s3cret-pw");
-                    jedis.select(3);
-                    assertTrue(jedis.exists(RedisLockKeys.lockKey(name)), "the lock is not in database 3");
+        for (String client : new String[] {"jedis", "lettuce"}) {
+            String name = RedisLockContract.unique(info) + ":" + client;
+            try (LockClient locks = LockClient.open("redis://:s3cret-pw@" + secured.address() + "/3?timeout=1s&poolSize=2&client="
+                    + client)) {
+                assertFalse(locks.describe().contains("s3cret"), locks.describe());
+                try (var lease = locks.lock(name).acquire(Duration.ofSeconds(2))) {
+                    try (Jedis jedis = secured.jedis()) {
+                        jedis.auth("s3cret-pw");
+                        jedis.select(3);
+                        assertTrue(jedis.exists(RedisLockKeys.lockKey(name)), client + ": the lock is not in database 3");
+                    }
                 }
             }
         }
@@ -96,7 +103,8 @@ class RedisConfigurationTest {
     void badUrisAreRejectedNamingTheProblem() {
         String address = server.address();
         assertMessage("poolSize", () -> LockClient.open("redis://" + address + "?poolSize=0"));
-        assertMessage("client", () -> LockClient.open("redis://" + address + "?client=lettuce"));
+        assertMessage("must be jedis, redisson or lettuce, was 'vertx'",
+                () -> LockClient.open("redis://" + address + "?client=vertx"));
         assertMessage("unknown parameter", () -> LockClient.open("redis://" + address + "?tmeout=1s"));
         assertMessage("redlock://", () -> LockClient.open("redis://" + address + "," + address));
         assertMessage("at least 3", () -> LockClient.open("redlock://" + address + "," + address));
@@ -121,7 +129,7 @@ class RedisConfigurationTest {
     @Test
     void anAcquireThatNoReplicaAcknowledgesFailsAndLeavesNoLock(TestInfo info) {
         String name = RedisLockContract.unique(info);
-        for (String client : new String[] {"jedis", "redisson"}) {
+        for (String client : new String[] {"jedis", "redisson", "lettuce"}) {
             try (LockClient locks = LockClient.open("redis://" + server.address() + "?waitReplicas=1&waitTimeout=50ms&client="
                     + client)) {
                 LockStoreException e = assertThrows(LockStoreException.class, () -> locks.lock(name).tryAcquire());
@@ -133,9 +141,14 @@ class RedisConfigurationTest {
 
     @Test
     void aStoppedServerGivesAStoreErrorAndTheLockIsNotLeftBehind(TestInfo info) {
-        String name = RedisLockContract.unique(info);
+        for (String client : new String[] {"jedis", "lettuce"}) {
+            aStoppedServerGivesAStoreErrorAndTheLockIsNotLeftBehind(RedisLockContract.unique(info) + ":" + client, client);
+        }
+    }
+
+    private static void aStoppedServerGivesAStoreErrorAndTheLockIsNotLeftBehind(String name, String client) {
         try (RedisServer own = RedisServer.start();
-             LockClient locks = LockClient.open("redis://" + own.address() + "?timeout=300ms")) {
+             LockClient locks = LockClient.open("redis://" + own.address() + "?timeout=300ms&client=" + client)) {
             own.process().pause();
             try {
                 LockStoreException e = assertThrows(LockStoreException.class, () -> locks.lock(name).tryAcquire());

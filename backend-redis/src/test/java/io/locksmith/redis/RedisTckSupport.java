@@ -9,9 +9,9 @@ import java.util.Set;
 final class RedisTckSupport {
 
     /**
-     * What docs/REDIS.md promises of one primary (one node over Jedis or Redisson, Sentinel): fencing tokens, release
-     * notification by pub/sub, batch renewal in one script, and fairness by the waiter queue a release hands the
-     * lock from (rule R8.11).
+     * What docs/REDIS.md promises of one primary (one node over Jedis, Redisson or Lettuce, Sentinel): fencing tokens,
+     * release notification by pub/sub, batch renewal in one script, and fairness by the waiter queue a release hands
+     * the lock from (rule R8.11).
      */
     static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION,
             Capability.BATCH_RENEW, Capability.FAIR);

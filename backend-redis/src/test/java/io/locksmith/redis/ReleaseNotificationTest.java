@@ -10,7 +10,8 @@ import io.locksmith.tck.fault.TcpProxy;
 import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.TestInfo;
 import redis.clients.jedis.Jedis;
 
@@ -23,7 +24,10 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Release notification: one subscriber connection per client for all names, restored after it drops. */
+/**
+ * Release notification: one subscriber connection per client for all names, restored after it drops; through Jedis
+ * and through Lettuce, whose subscribers keep one contract (Redisson notifies through its own topics).
+ */
 class ReleaseNotificationTest {
 
     static RedisServer server;
@@ -40,8 +44,8 @@ class ReleaseNotificationTest {
         }
     }
 
-    private static LockProvider provider() {
-        return new RedisLockProviderFactory().create(LockUri.parse("redis://" + server.address()),
+    private static LockProvider provider(String client) {
+        return new RedisLockProviderFactory().create(LockUri.parse("redis://" + server.address() + "?client=" + client),
                 new ProviderContext("notification-test", (grant, reason, cause) -> { }));
     }
 
@@ -49,10 +53,11 @@ class ReleaseNotificationTest {
         return new Owner(id, new HolderIdentity("notification-test", "p", "t", 1, null));
     }
 
-    @Test
-    void manyNamesShareOneSubscriberConnectionAndReleasesAreDelivered(TestInfo info) throws Exception {
-        String name = RedisLockContract.unique(info);
-        try (LockProvider waiter = provider(); LockProvider holder = provider()) {
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "lettuce"})
+    void manyNamesShareOneSubscriberConnectionAndReleasesAreDelivered(String client, TestInfo info) throws Exception {
+        String name = RedisLockContract.unique(info) + ":" + client;
+        try (LockProvider waiter = provider(client); LockProvider holder = provider(client)) {
             AtomicInteger first = new AtomicInteger();
             AtomicInteger second = new AtomicInteger();
             AutoCloseable one = waiter.subscribe(name + ":a", first::incrementAndGet);
@@ -85,10 +90,11 @@ class ReleaseNotificationTest {
     }
 
     /** Regression (issue 13, R7.8): Redis publishes nothing when a key expires; the subscriber must still be told. */
-    @Test
-    void aSubscriberMadeAfterTheGrantIsToldWhenTheLockExpires(TestInfo info) throws Exception {
-        String name = RedisLockContract.unique(info);
-        try (LockProvider waiter = provider(); LockProvider holder = provider()) {
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "lettuce"})
+    void aSubscriberMadeAfterTheGrantIsToldWhenTheLockExpires(String client, TestInfo info) throws Exception {
+        String name = RedisLockContract.unique(info) + ":" + client;
+        try (LockProvider waiter = provider(client); LockProvider holder = provider(client)) {
             long grantedAt = System.nanoTime();
             holder.tryAcquire(new AcquireRequest(name, owner("h:3"), Duration.ofMillis(400), false)).orElseThrow();
             AtomicInteger told = new AtomicInteger();
@@ -109,14 +115,15 @@ class ReleaseNotificationTest {
      * in between reaches nobody, so the listener is called when the confirmation comes (without it, a waiter that
      * tries again only when called back waits for its next poll, or for ever in the TCK's R7.10).
      */
-    @Test
-    void aSubscriptionConfirmedLateCallsItsListenerWhenItIsConfirmed(TestInfo info) throws Exception {
-        String name = RedisLockContract.unique(info);
+    @ParameterizedTest
+    @ValueSource(strings = {"jedis", "lettuce"})
+    void aSubscriptionConfirmedLateCallsItsListenerWhenItIsConfirmed(String client, TestInfo info) throws Exception {
+        String name = RedisLockContract.unique(info) + ":" + client;
         try (TcpProxy slowNetwork = TcpProxy.start("127.0.0.1", server.port());
              LockProvider waiter = new RedisLockProviderFactory().create(
-                     LockUri.parse("redis://127.0.0.1:" + slowNetwork.port()),
+                     LockUri.parse("redis://127.0.0.1:" + slowNetwork.port() + "?client=" + client),
                      new ProviderContext("notification-test", (grant, reason, cause) -> { }));
-             LockProvider holder = provider()) {
+             LockProvider holder = provider(client)) {
             try (AutoCloseable warmUp = waiter.subscribe(name + ":warm-up", () -> { })) {
                 AtomicInteger told = new AtomicInteger();
                 // Longer than subscribe's wait for the confirmation (2 s): the SUBSCRIBE reaches the server after

@@ -10,6 +10,7 @@ import java.util.List;
  * Who runs in which scenario on which store, and which of them is the baseline the ratios divide by: the
  * minimal raw protocol where there is one (Jedis {@code SET NX PX}), the spin-retry lock for contention on
  * Redis, otherwise the store's usual client (Curator, jetcd), and Redisson's watchdog for renewal on Redis.
+ * Locksmith runs on Redis over each of its three transports (Jedis, Redisson, Lettuce) side by side.
  */
 final class Subjects {
 
@@ -116,6 +117,9 @@ final class Subjects {
         entries.add(new Entry(new LocksmithSubject("Locksmith over Redisson", Store.REDIS,
                 "redis://127.0.0.1:" + port + "?client=redisson&" + leaseParam), false,
                 sameTransportBaseline ? REDISSON_MINIMAL : null));
+        // One multiplexed connection whatever the thread count: no pool to size.
+        entries.add(new Entry(new LocksmithSubject("Locksmith over Lettuce", Store.REDIS,
+                "redis://127.0.0.1:" + port + "?client=lettuce&" + leaseParam), false));
     }
 
     private void zookeeper(Duration lease, List<Entry> entries) {
@@ -146,8 +150,8 @@ final class Subjects {
     /**
      * The hot lock (issue 29): on each store the peer a team would use directly is the baseline (Redisson
      * {@code RLock}, Curator {@code InterProcessMutex}, jetcd {@code Lock} with a lease per thread, the ShedLock-style
-     * row lock), beside Locksmith. Every client is opened for {@link HotLock#CLIENT_THREADS} threads, so pools
-     * hold 8 connections at every waiter count. Sentinel: not measured.
+     * row lock), beside Locksmith (on Redis over each of its three transports). Every client is opened for
+     * {@link HotLock#CLIENT_THREADS} threads, so pools hold 8 connections at every waiter count. Sentinel: not measured.
      */
     private void hotLock(Store store, Duration lease, List<Entry> entries) {
         switch (store) {
@@ -158,6 +162,10 @@ final class Subjects {
                 entries.add(new Entry(new LocksmithSubject("Locksmith over Jedis", Store.REDIS,
                         threads -> "redis://127.0.0.1:" + port + "?client=jedis&poolSize=" + Math.max(8, threads)
                                 + "&lease=" + lease.toMillis() + "ms"), false));
+                entries.add(new Entry(new LocksmithSubject("Locksmith over Redisson", Store.REDIS,
+                        "redis://127.0.0.1:" + port + "?client=redisson&lease=" + lease.toMillis() + "ms"), false));
+                entries.add(new Entry(new LocksmithSubject("Locksmith over Lettuce", Store.REDIS,
+                        "redis://127.0.0.1:" + port + "?client=lettuce&lease=" + lease.toMillis() + "ms"), false));
             }
             case ZOOKEEPER -> zookeeper(lease, entries);
             case ETCD -> etcd(Scenario.HOT_LOCK, lease, entries);
