@@ -78,7 +78,10 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
     private static RedisCommands cluster(RedisSettings settings, String description) {
         return switch (settings.transport()) {
             case JEDIS -> JedisTransports.cluster(settings, description);
-            case REDISSON -> RedissonTransports.cluster(settings, description);
+            case REDISSON -> throw new LockConfigurationException("'" + description + "': Redis Cluster over"
+                    + " client=redisson is not supported: its replica-acknowledged batches failed after a reshard and its"
+                    + " per-slot renewals fell behind the lease under load (REDIS.md, 'Redis Cluster'); use client=jedis"
+                    + " (the default), which runs the same scripts on the same keys");
             case LETTUCE -> throw new LockConfigurationException("'" + description + "': Redis Cluster over client=lettuce"
                     + " is not built yet; use client=jedis (the default) or client=redisson");
         };

@@ -40,6 +40,8 @@ public final class RedissonLocks {
      *
      * @throws NullPointerException if {@code client} is null
      * @throws io.locksmith.LockStoreException if the server does not answer
+     * @throws io.locksmith.LockConfigurationException if the client is in cluster mode (Redis Cluster runs over Jedis:
+     *                                                 {@code redis-cluster://})
      */
     public static LockClient open(RedissonClient client) {
         return ProviderClientBuilder.create().uri(SCHEME + "://").factory(factory(client)).build();

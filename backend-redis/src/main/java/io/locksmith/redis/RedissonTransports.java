@@ -7,12 +7,10 @@ import org.redisson.api.HostPortNatMapper;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.BaseConfig;
-import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
-import org.redisson.config.SubscriptionMode;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -65,32 +63,6 @@ final class RedissonTransports {
         return new RedissonCommands(create(config, description), true, description);
     }
 
-    /**
-     * A Redis Cluster client found from the URI's seed nodes: scripts go to the primary of their slot (Redisson follows
-     * {@code MOVED} and {@code ASK}), the topology is read again every second, subscriptions on primaries.
-     */
-    static RedisCommands cluster(RedisSettings settings, String description) {
-        Config config = baseConfig();
-        ClusterServersConfig servers = config.useClusterServers()
-                .setReadMode(ReadMode.MASTER)
-                .setSubscriptionMode(SubscriptionMode.MASTER)
-                .setScanInterval(1000)
-                .setMasterConnectionPoolSize(settings.poolSize())
-                .setMasterConnectionMinimumIdleSize(1)
-                .setSlaveConnectionPoolSize(1)
-                .setSlaveConnectionMinimumIdleSize(0)
-                .setSubscriptionConnectionPoolSize(1)
-                .setSubscriptionConnectionMinimumIdleSize(1);
-        for (LockUri.HostPort host : settings.hosts()) {
-            servers.addNodeAddress((settings.ssl() ? "rediss://" : "redis://") + host);
-        }
-        if (!settings.natMap().isEmpty()) {
-            servers.setNatMapper(natMapper(settings));
-        }
-        connectionSettings(servers, settings);
-        return new RedissonCommands(create(config, description), true, description);
-    }
-
     /** What every deployment's connections share: time-outs, no retries of Redisson's own, credentials. */
     private static <T extends BaseConfig<T>> void connectionSettings(T servers, RedisSettings settings) {
         servers.setTimeout(millis(settings.commandTimeout().toMillis()))
@@ -101,7 +73,7 @@ final class RedissonTransports {
                 .setPassword(settings.password());
     }
 
-    /** The addresses the Sentinels or the cluster's nodes announce, mapped to the ones this client reaches. */
+    /** The addresses the Sentinels announce, mapped to the ones this client reaches. */
     private static HostPortNatMapper natMapper(RedisSettings settings) {
         Map<String, String> natMap = new HashMap<>();
         settings.natMap().forEach((announced, reachable) -> natMap.put(announced.toString(), reachable.toString()));

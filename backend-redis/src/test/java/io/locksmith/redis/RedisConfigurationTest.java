@@ -57,7 +57,7 @@ class RedisConfigurationTest {
     }
 
     @Test
-    void redissonOpensConnectionsWithinItsOwnConnectTimeoutAndJedisWithinTheCommandTimeout() {
+    void nettyClientsOpenConnectionsWithinTheirOwnConnectTimeoutAndJedisWithinTheCommandTimeout() {
         RedisSettings redisson = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?client=redisson"));
         assertEquals(Duration.ofSeconds(2), redisson.timeout());
         assertEquals(Duration.ofSeconds(10), redisson.connectTimeout());
@@ -68,7 +68,7 @@ class RedisConfigurationTest {
         RedisSettings explicit = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?client=redisson&connectTimeout=3s"));
         assertEquals(Duration.ofSeconds(3), explicit.connectTimeout());
         RedisSettings lettuce = RedisSettings.parse(io.locksmith.spi.LockUri.parse("redis://127.0.0.1:6379?timeout=700ms&client=lettuce"));
-        assertEquals(Duration.ofMillis(700), lettuce.connectTimeout());
+        assertEquals(Duration.ofSeconds(10), lettuce.connectTimeout());
     }
 
     @Test
@@ -112,7 +112,10 @@ class RedisConfigurationTest {
         assertMessage("database", () -> LockClient.open("redis://" + address + "/zero"));
         assertMessage("waitReplicas", () -> LockClient.open("redis://" + address + "?waitTimeout=1s"));
         assertMessage("timeout", () -> LockClient.open("redis://" + address + "?timeout=0s"));
-        assertMessage("redis-sentinel:// only", () -> LockClient.open("redis://" + address + "?natMap=a:1=b:2"));
+        assertMessage("redis-sentinel:// and redis-cluster:// only", () -> LockClient.open("redis://" + address + "?natMap=a:1=b:2"));
+        assertMessage("database 0 only", () -> LockClient.open("redis-cluster://" + address + "/1"));
+        assertMessage("client=redisson is not supported",
+                () -> LockClient.open("redis-cluster://" + address + "?client=redisson"));
         assertMessage("announced-host:port=reachable-host:port",
                 () -> LockClient.open("redis-sentinel://" + address + "/mymaster?natMap=a:1"));
         assertMessage("port in 1..65535",

@@ -48,7 +48,7 @@ public final class RedisSentinelDeployment implements Deployment {
 
     /**
      * @param waitReplicas the {@code waitReplicas} of the clients' URI: 0 (asynchronous replication) or 1
-     * @param client       the clients' transport, {@code jedis} or {@code redisson}
+     * @param client       the clients' transport: {@code jedis}, {@code redisson} or {@code lettuce}
      */
     public RedisSentinelDeployment(int waitReplicas, String client) {
         this.waitReplicas = waitReplicas;

@@ -13,18 +13,18 @@ public final class RedisSingleDeployment implements Deployment {
     static final String TIMEOUT = "timeout=300ms";
 
     private final ServerProcess redis = Servers.redis();
-    /** The clients' transport, {@code jedis} or {@code redisson}. */
+    /** The clients' transport: {@code jedis}, {@code redisson} or {@code lettuce}. */
     private final String client;
 
     public RedisSingleDeployment() {
         this("jedis");
     }
 
-    /** @param client the clients' transport, {@code jedis} or {@code redisson} */
+    /** @param client the clients' transport: {@code jedis}, {@code redisson} or {@code lettuce} */
     public RedisSingleDeployment(String client) {
         this.client = client;
         if (!"jedis".equals(client)) {
-            // The first Redisson client of a JVM loads Netty and opens its pool, which takes longer than the 300 ms
+            // The first Redisson or Lettuce client of a JVM loads Netty and connects, which takes longer than the 300 ms
             // time-out of the clients under test on a loaded machine: pay it here with a patient client.
             try (io.locksmith.LockClient warmUp = io.locksmith.LockClient.open("redis://127.0.0.1:" + redis.port()
                     + "?timeout=30s" + transport())) {
@@ -42,12 +42,12 @@ public final class RedisSingleDeployment implements Deployment {
 
     @Override
     public String name() {
-        return "redis-single";
+        return "jedis".equals(client) ? "redis-single" : "redis-single-" + client;
     }
 
     @Override
     public String description() {
-        return "one redis-server 7 (persistence off), " + ("jedis".equals(client) ? "Jedis" : "Redisson") + " transport";
+        return "one redis-server 7 (persistence off), client=" + client;
     }
 
     @Override
