@@ -132,6 +132,22 @@ final class LettuceCommands implements RedisCommands {
     }
 
     /**
+     * Drops a connection whose command went unanswered, as Jedis drops a connection that timed out: Lettuce pairs
+     * replies with commands in order, and a connection that went silent without being reset (a proxy or network that
+     * swallows packets) stays open with requests that will never be answered ahead of every new one, so it would
+     * never answer again (TCK R7.7: a bounded wait must ride out such a blip). The next call opens a new one; calls
+     * in flight on the old one fail as store errors, whose outcome the shared client treats as unknown.
+     */
+    private void discard(StatefulRedisConnection<String, String> broken) {
+        synchronized (connecting) {
+            if (connection == broken) {
+                connection = null;
+            }
+        }
+        broken.closeAsync();
+    }
+
+    /**
      * The command's reply. An interrupt does not end the wait: as Jedis' blocking socket read, the call ends by its
      * reply or its time-out and the flag is restored then, since a release cut short would leave the key behind for
      * its lease's lifetime (TCK R1.5).
@@ -149,6 +165,7 @@ final class LettuceCommands implements RedisCommands {
             }
         } catch (TimeoutException e) {
             command.cancel(true);
+            discard(open);
             throw new LockStoreException(description + ": no answer within " + commandTimeout.toMillis() + " ms", e);
         } catch (ExecutionException e) {
             throw failure(e.getCause() == null ? e : e.getCause(), open);
@@ -167,6 +184,7 @@ final class LettuceCommands implements RedisCommands {
             return new NoScriptException(cause);
         }
         if (cause instanceof RedisCommandTimeoutException) {
+            discard(open);
             return new LockStoreException(description + ": no answer within " + commandTimeout.toMillis() + " ms: "
                     + cause.getMessage(), cause);
         }
