@@ -79,8 +79,7 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
         return switch (settings.transport()) {
             case JEDIS -> JedisTransports.cluster(settings, description);
             case REDISSON -> RedissonTransports.cluster(settings, description);
-            case LETTUCE -> throw new LockConfigurationException("'" + description + "': Redis Cluster over client=lettuce"
-                    + " is not built yet; use client=jedis (the default) or client=redisson");
+            case LETTUCE -> LettuceTransports.cluster(settings, description);
         };
     }
 
