@@ -23,8 +23,8 @@ import java.util.function.Supplier;
  * {@link RedisCommands} on a Redis Cluster over Lettuce ({@code ?client=lettuce}): each script goes to the primary
  * that serves its first key's slot (every key of a lock carries the name as hash tag, so one lock is one slot), on
  * that node's multiplexed connection, followed there by {@code WAIT}, which counts that primary's own replicas.
- * Lettuce's cluster connection follows redirects too, but may send the {@code WAIT} on another connection than its
- * script; so the routing is done here, on Lettuce's slot map (its {@code Partitions}) and its node connections, and
+ * Lettuce's cluster connection follows redirects too, but sends a keyless command such as {@code WAIT} to its default
+ * node, not to the script's primary; so the routing is done here, on Lettuce's slot map (its {@code Partitions}) and its node connections, and
  * the script and {@code WAIT} are handed to the node connection as {@link LettuceCommands} does on one node.
  *
  * <p>Redirects are followed within the call's bound, as {@link JedisClusterCommands} does: {@code MOVED} (the slot map
