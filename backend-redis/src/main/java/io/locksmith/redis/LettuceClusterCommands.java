@@ -109,16 +109,20 @@ final class LettuceClusterCommands implements RedisCommands {
                 throw new LockStoreException(description + ": cannot connect to the "
                         + (askedTo == null ? "primary of slot " + slot : "node " + askedTo) + ": " + e.getMessage(), e);
             }
-            LettuceCommands.Sent sent = LettuceCommands.send(node, writeOrder, askedTo != null, type, script, keys,
-                    args, ack);
             try {
-                return sent.reply(deadline);
+                return LettuceCommands.send(node, writeOrder, askedTo != null, type, script, keys, args, ack)
+                        .reply(deadline);
             } catch (TimeoutException e) {
                 throw new LockStoreException(description + ": no answer within " + callBound.toMillis() + " ms from the"
                         + " primary of slot " + slot, e);
             } catch (CancellationException e) {
                 refreshSlotMap();
                 throw new LockStoreException(description + ": command cancelled on the primary of slot " + slot, e);
+            } catch (RuntimeException e) {
+                // Lettuce refused to take the commands (a closed connection): nothing was sent.
+                refreshSlotMap();
+                throw new LockStoreException(description + ": cannot send to the primary of slot " + slot + ": "
+                        + e.getMessage(), e);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
                 if (LettuceCommands.isNoScript(cause)) {
