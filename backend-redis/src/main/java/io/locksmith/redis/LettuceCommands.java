@@ -7,6 +7,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
@@ -90,23 +91,70 @@ final class LettuceCommands implements RedisCommands {
 
     private Reply call(CommandType type, String script, List<String> keys, List<String> args, ReplicaAck ack) {
         StatefulRedisConnection<String, String> open = connection();
+        long deadline = System.nanoTime() + commandTimeout.toNanos();
+        Sent sent = send(open, writeOrder, false, type, script, keys, args, ack);
+        try {
+            return sent.reply(deadline);
+        } catch (TimeoutException e) {
+            discard(open);
+            throw new LockStoreException(description + ": no answer within " + commandTimeout.toMillis() + " ms", e);
+        } catch (ExecutionException e) {
+            throw failure(e.getCause() == null ? e : e.getCause(), open);
+        } catch (CancellationException e) {
+            throw failure(e, open);
+        }
+    }
+
+    /** A script, and the {@code WAIT} behind it when one was asked for, handed to one connection. */
+    record Sent(AsyncCommand<String, String, Object> script, AsyncCommand<String, String, Long> waitReplicas) {
+
+        /**
+         * The script's reply and the replicas' count: the first failure of either as its {@link ExecutionException}
+         * (the caller tells a redirect from an outage), or a {@link TimeoutException} once {@code deadline} passed.
+         */
+        Reply reply(long deadline) throws ExecutionException, TimeoutException {
+            Object value = await(script, deadline);
+            int acknowledged = waitReplicas == null ? -1 : (int) (long) await(waitReplicas, deadline);
+            return new Reply(value, acknowledged);
+        }
+    }
+
+    /**
+     * Hands a script (after {@code ASKING} when {@code asking}, for an {@code ASK} redirect of a Redis Cluster) and
+     * its {@code WAIT} to {@code connection} under {@code writeOrder}, so that no other thread's command lands
+     * between them: {@code ASKING} holds for the next command of its connection only, and {@code WAIT} counts the
+     * writes of its connection. Enqueueing takes microseconds; the replies are awaited outside the lock.
+     */
+    static Sent send(StatefulRedisConnection<String, String> connection, Object writeOrder, boolean asking,
+                     CommandType type, String script, List<String> keys, List<String> args, ReplicaAck ack) {
         CommandArgs<String, String> scriptArgs = new CommandArgs<>(CODEC).add(script).add(keys.size())
                 .addKeys(keys).addValues(args);
         AsyncCommand<String, String, Object> command = new AsyncCommand<>(new Command<>(type, new ReplyOutput(), scriptArgs));
         AsyncCommand<String, String, Long> waitReplicas = ack == null ? null
                 : new AsyncCommand<>(new Command<>(CommandType.WAIT, new IntegerOutput<>(CODEC),
                 new CommandArgs<>(CODEC).add(ack.replicas()).add(ack.timeout().toMillis())));
-        long deadline = System.nanoTime() + commandTimeout.toNanos();
+        List<AsyncCommand<String, String, ?>> batch = new ArrayList<>(3);
+        if (asking) {
+            batch.add(new AsyncCommand<>(new Command<>(CommandType.ASKING, new StatusOutput<>(CODEC))));
+        }
+        batch.add(command);
+        if (waitReplicas != null) {
+            batch.add(waitReplicas);
+        }
         synchronized (writeOrder) {
-            if (waitReplicas == null) {
-                open.dispatch(command);
+            if (batch.size() == 1) {
+                connection.dispatch(command);
             } else {
-                open.dispatch(List.of(command, waitReplicas));
+                connection.dispatch(batch);
             }
         }
-        Object value = await(command, deadline, open);
-        int acknowledged = waitReplicas == null ? -1 : (int) (long) await(waitReplicas, deadline, open);
-        return new Reply(value, acknowledged);
+        return new Sent(command, waitReplicas);
+    }
+
+    /** Whether a command's failure is the server not knowing the script. */
+    static boolean isNoScript(Throwable cause) {
+        return cause instanceof RedisNoScriptException
+                || (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("NOSCRIPT"));
     }
 
     /** The command connection, opened now if it is not yet (a failed attempt is tried again at the next call). */
@@ -150,10 +198,10 @@ final class LettuceCommands implements RedisCommands {
     /**
      * The command's reply. An interrupt does not end the wait: as Jedis' blocking socket read, the call ends by its
      * reply or its time-out and the flag is restored then, since a release cut short would leave the key behind for
-     * its lease's lifetime (TCK R1.5).
+     * its lease's lifetime (TCK R1.5). A command whose time is up is cancelled, so its late reply is dropped.
      */
-    private <T> T await(AsyncCommand<String, String, T> command, long deadline,
-                        StatefulRedisConnection<String, String> open) {
+    private static <T> T await(AsyncCommand<String, String, T> command, long deadline)
+            throws ExecutionException, TimeoutException {
         boolean interrupted = false;
         try {
             while (true) {
@@ -165,12 +213,7 @@ final class LettuceCommands implements RedisCommands {
             }
         } catch (TimeoutException e) {
             command.cancel(true);
-            discard(open);
-            throw new LockStoreException(description + ": no answer within " + commandTimeout.toMillis() + " ms", e);
-        } catch (ExecutionException e) {
-            throw failure(e.getCause() == null ? e : e.getCause(), open);
-        } catch (CancellationException e) {
-            throw failure(e, open);
+            throw e;
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -179,8 +222,7 @@ final class LettuceCommands implements RedisCommands {
     }
 
     private RuntimeException failure(Throwable cause, StatefulRedisConnection<String, String> open) {
-        if (cause instanceof RedisNoScriptException
-                || (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("NOSCRIPT"))) {
+        if (isNoScript(cause)) {
             return new NoScriptException(cause);
         }
         if (cause instanceof RedisCommandTimeoutException) {

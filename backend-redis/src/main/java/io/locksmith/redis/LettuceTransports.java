@@ -1,10 +1,14 @@
 package io.locksmith.redis;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.internal.HostAndPort;
 import io.lettuce.core.masterreplica.MasterReplica;
@@ -19,16 +23,20 @@ import io.locksmith.spi.LockUri;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
  * Builds Lettuce clients from {@link RedisSettings}, for {@code ?client=lettuce}. Only this class,
- * {@link LettuceCommands} and {@link LettuceSubscriber} touch Lettuce, so Jedis users do not need it on the class
- * path. Each transport owns its client and its {@link ClientResources} (two I/O threads, two computation threads and
- * Lettuce's timer), and opens two connections: one for every command, one for release notifications.
+ * {@link LettuceCommands}, {@link LettuceClusterCommands} and {@link LettuceSubscriber} touch Lettuce, so Jedis users
+ * do not need it on the class path. Each transport owns its client and its {@link ClientResources} (two I/O threads,
+ * two computation threads and Lettuce's timer), and opens two connections: one for every command, one for release
+ * notifications (on a Redis Cluster, the command connection is one per primary, opened by Lettuce's cluster
+ * connection as calls need them).
  */
 final class LettuceTransports {
 
@@ -38,6 +46,8 @@ final class LettuceTransports {
      */
     private static final Duration RECONNECT_FIRST = Duration.ofMillis(50);
     private static final Duration RECONNECT_MAX = Duration.ofSeconds(1);
+    /** How often a cluster client reads the slot map unasked: a promoted replica is found within about a second. */
+    private static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(1);
 
     private LettuceTransports() {
     }
@@ -81,6 +91,33 @@ final class LettuceTransports {
         }, subscriber, () -> shutdown(client, resources), null, settings.commandTimeout(), description);
     }
 
+    /**
+     * A Redis Cluster, found from any of the hosts. Lettuce's slot map is read again every second and at once when a
+     * connection of Lettuce's own meets a redirect or keeps reconnecting; {@link LettuceClusterCommands} also reads it
+     * after each {@code MOVED} and lost connection of its calls, which Lettuce does not see (they bypass its routing).
+     * natMap maps the addresses the nodes announce, as under Sentinel.
+     */
+    static RedisCommands cluster(RedisSettings settings, String description) {
+        List<RedisURI> seeds = new ArrayList<>();
+        for (LockUri.HostPort host : settings.hosts()) {
+            seeds.add(credentials(RedisURI.builder().withHost(host.host()).withPort(host.port()), settings).build());
+        }
+        ClientResources resources = resources(settings.natMap());
+        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+        client.setOptions(ClusterClientOptions.builder(options(settings))
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                        .enableAllAdaptiveRefreshTriggers()
+                        // A redirect storm reads the map once per 100 ms, not once per redirect (as Jedis' cluster).
+                        .adaptiveRefreshTriggersTimeout(Duration.ofMillis(100))
+                        .build())
+                .build());
+        LettuceSubscriber subscriber = new LettuceSubscriber(() -> client.connectPubSub(StringCodec.UTF8), description);
+        client.addListener(subscriber);
+        return new LettuceClusterCommands(client, () -> client.connect(StringCodec.UTF8), subscriber,
+                () -> shutdown(client, resources), settings.commandTimeout(), description);
+    }
+
     private static RedisURI.Builder credentials(RedisURI.Builder builder, RedisSettings settings) {
         // The URI's time-out bounds Lettuce's connection hand-shake (HELLO/AUTH, SELECT, CLIENT SETNAME) and the
         // Sentinel queries; commands are bounded by the TimeoutOptions and by LettuceCommands' own wait.
@@ -116,7 +153,13 @@ final class LettuceTransports {
 
     private static RedisClient client(ClientResources resources, RedisSettings settings) {
         RedisClient client = RedisClient.create(resources);
-        client.setOptions(ClientOptions.builder()
+        client.setOptions(options(settings));
+        return client;
+    }
+
+    /** The connection options of every Lettuce client here, one node's or a cluster's. */
+    private static ClientOptions options(RedisSettings settings) {
+        return ClientOptions.builder()
                 .autoReconnect(true)
                 // A call during an outage fails at once rather than wait in Lettuce's buffer for its whole time-out,
                 // and what was in flight when the connection dropped fails too (not replayed after the reconnect).
@@ -125,11 +168,10 @@ final class LettuceTransports {
                 .protocolVersion(ProtocolVersion.RESP2)
                 .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build())
                 .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
-                .build());
-        return client;
+                .build();
     }
 
-    private static void shutdown(RedisClient client, ClientResources resources) {
+    private static void shutdown(AbstractRedisClient client, ClientResources resources) {
         // No quiet period: nothing is left to run once the connections are closed, and a lock client closes often
         // in tests and short jobs.
         try {

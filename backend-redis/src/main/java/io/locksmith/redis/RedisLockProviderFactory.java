@@ -82,8 +82,7 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
                     + " client=redisson is not supported: its replica-acknowledged batches failed after a reshard and its"
                     + " per-slot renewals fell behind the lease under load (REDIS.md, 'Redis Cluster'); use client=jedis"
                     + " (the default), which runs the same scripts on the same keys");
-            case LETTUCE -> throw new LockConfigurationException("'" + description + "': Redis Cluster over client=lettuce"
-                    + " is not built yet; use client=jedis (the default) or client=redisson");
+            case LETTUCE -> LettuceTransports.cluster(settings, description);
         };
     }
 

@@ -28,7 +28,7 @@ import java.util.TreeSet;
  * {@code connect-timeout}, {@code client-type}, {@code ssl.enabled}, {@code sentinel.*}, {@code cluster.nodes}),
  * with Boot's defaults ({@code localhost:6379}, database 0), so the starter needs no compile dependency on it.
  * The client is Lettuce, Spring Boot's default, when it is on the class path and {@code client-type} is not
- * {@code jedis}; Redis Cluster goes through Jedis (Locksmith's Cluster transport), which {@code locksmith-redis} has.
+ * {@code jedis} (on every deployment, Redis Cluster included); Jedis, which {@code locksmith-redis} has, otherwise.
  */
 final class SpringDataRedisUri {
 
@@ -70,8 +70,8 @@ final class SpringDataRedisUri {
         String userInfo = userInfo(string(binder, "username").orElse(null), string(binder, "password").orElse(null));
         String uri;
         if (!clusterNodes.isEmpty()) {
-            // Locksmith runs Redis Cluster over Jedis for now.
             uri = (ssl ? "rediss-cluster://" : "redis-cluster://") + userInfo + String.join(",", clusterNodes);
+            parameters.add("client=" + (lettuce ? "lettuce" : "jedis"));
         } else if (string(binder, "sentinel.master").isPresent()) {
             List<String> sentinels = list(binder, "sentinel.nodes");
             if (sentinels.isEmpty()) {

@@ -122,7 +122,7 @@ class SpringDataRedisReuseTest {
                 .isEqualTo("redis-sentinel://s1:26379,s2:26379/mymaster/1?sentinelPassword=sentinel-secret&client=lettuce");
         assertThat(uri(new MockEnvironment().withProperty("spring.data.redis.cluster.nodes", "n1:7000,n2:7001")
                 .withProperty("spring.data.redis.password", "pw")))
-                .isEqualTo("redis-cluster://:pw@n1:7000,n2:7001");
+                .isEqualTo("redis-cluster://:pw@n1:7000,n2:7001?client=lettuce");
     }
 
     @Test
