@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -46,9 +45,6 @@ import java.util.function.Consumer;
  * to the next one the slot map knows.
  */
 final class JedisClusterCommands implements RedisCommands {
-
-    /** The longest pause before asking again after {@code TRYAGAIN} or {@code CLUSTERDOWN}. */
-    private static final long MAX_RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final ClusterConnectionProvider cluster;
     private final String description;
@@ -102,7 +98,7 @@ final class JedisClusterCommands implements RedisCommands {
         int slot = slotOf(keys.get(0));
         long deadline = System.nanoTime() + callBound.toNanos();
         HostAndPort askedTo = null;
-        long pauseNanos = TimeUnit.MILLISECONDS.toNanos(5);
+        RedirectBackoff backoff = new RedirectBackoff(deadline, description);
         JedisException last;
         int redirects = 0;
         while (true) {
@@ -150,7 +146,7 @@ final class JedisClusterCommands implements RedisCommands {
                 if (message.startsWith("CLUSTERDOWN")) {
                     renewSlotMap(null);
                 }
-                pauseNanos = pause(pauseNanos, deadline);
+                backoff.pause();
             } catch (JedisException e) {
                 throw storeFailure("command failed", e);
             }
@@ -172,20 +168,6 @@ final class JedisClusterCommands implements RedisCommands {
         } catch (JedisException e) {
             // The next call reads it again from whichever node answers.
         }
-    }
-
-    /** Sleeps before asking again (there is no event for a migration's end), at most until the deadline. */
-    private long pause(long pauseNanos, long deadline) {
-        long nanos = Math.min(pauseNanos, deadline - System.nanoTime());
-        if (nanos > 0) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(nanos);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LockStoreException(description + ": interrupted while the cluster redirected a call", e);
-            }
-        }
-        return Math.min(MAX_RETRY_PAUSE_NANOS, pauseNanos * 2);
     }
 
     private LockStoreException storeFailure(String what, JedisException e) {

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -38,10 +37,6 @@ import java.util.function.Supplier;
  * node of the slot map when its node goes away).
  */
 final class LettuceClusterCommands implements RedisCommands {
-
-    /** The first and longest pause before asking again after {@code TRYAGAIN} or {@code CLUSTERDOWN}. */
-    private static final long FIRST_RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    private static final long MAX_RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final RedisClusterClient client;
     private final Supplier<StatefulRedisClusterConnection<String, String>> connector;
@@ -97,7 +92,7 @@ final class LettuceClusterCommands implements RedisCommands {
         int slot = slotOf(keys.get(0));
         long deadline = System.nanoTime() + callBound.toNanos();
         String askedTo = null;
-        long pauseNanos = FIRST_RETRY_PAUSE_NANOS;
+        RedirectBackoff backoff = new RedirectBackoff(deadline, description);
         Throwable last;
         int redirects = 0;
         while (true) {
@@ -152,7 +147,7 @@ final class LettuceClusterCommands implements RedisCommands {
                     if (message.startsWith("CLUSTERDOWN")) {
                         refreshSlotMap();
                     }
-                    pauseNanos = pause(pauseNanos, deadline);
+                    backoff.pause();
                 } else {
                     throw new LockStoreException(description + ": command failed: " + message, cause);
                 }
@@ -227,20 +222,6 @@ final class LettuceClusterCommands implements RedisCommands {
         }
     }
 
-    /** Sleeps before asking again, at most until the deadline; the next pause is twice as long, up to 100 ms. */
-    private long pause(long pauseNanos, long deadline) {
-        long nanos = Math.min(pauseNanos, deadline - System.nanoTime());
-        if (nanos > 0) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(nanos);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LockStoreException(description + ": interrupted while the cluster redirected a call", e);
-            }
-        }
-        return Math.min(MAX_RETRY_PAUSE_NANOS, pauseNanos * 2);
-    }
-
     /** The primaries the slot map knows now, each running keyless scripts (a SCAN step) on its own node. */
     @Override
     public List<RedisCommands> primaries() {
@@ -274,35 +255,8 @@ final class LettuceClusterCommands implements RedisCommands {
             closed = true;
             open = connection;
         }
-        RuntimeException failure = null;
-        try {
-            subscriber.close();
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        try {
-            if (open != null) {
-                open.close(); // and the node connections it opened
-            }
-        } catch (RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        try {
-            shutdown.run();
-        } catch (RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        if (failure != null) {
-            throw new LockStoreException(description + ": closing the Lettuce cluster client failed", failure);
-        }
-    }
-
-    private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
+        // Closing the cluster connection closes the node connections it opened for the primaries.
+        LettuceTransports.close(description, subscriber, open, shutdown);
     }
 
     /** Keyless scripts on one primary (a SCAN walk), on the cluster connection's connection to that node. */

@@ -277,35 +277,7 @@ final class LettuceCommands implements RedisCommands {
             closed = true;
             open = connection;
         }
-        RuntimeException failure = null;
-        try {
-            subscriber.close();
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        try {
-            if (open != null) {
-                open.close();
-            }
-        } catch (RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        try {
-            shutdown.run();
-        } catch (RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        if (failure != null) {
-            throw new LockStoreException(description + ": closing the Lettuce client failed", failure);
-        }
-    }
-
-    private static RuntimeException addTo(RuntimeException first, RuntimeException next) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
+        LettuceTransports.close(description, subscriber, open, shutdown);
     }
 
     /**

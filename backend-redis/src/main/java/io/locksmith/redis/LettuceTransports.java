@@ -190,4 +190,41 @@ final class LettuceTransports {
             }
         }
     }
+
+    /**
+     * Closes what a Lettuce transport opened, in order: the subscriber, the command connection (null if none was
+     * opened), then the client and its resources. Every step runs; the first failure is thrown with the others
+     * suppressed, as a {@link io.locksmith.LockStoreException} naming the store.
+     */
+    static void close(String description, LettuceSubscriber subscriber, AutoCloseable connection, Runnable shutdown) {
+        RuntimeException failure = null;
+        List<Runnable> steps = new java.util.ArrayList<>();
+        steps.add(subscriber::close);
+        if (connection != null) {
+            steps.add(() -> {
+                try {
+                    connection.close();
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+        }
+        steps.add(shutdown);
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw new io.locksmith.LockStoreException(description + ": closing the Lettuce client failed", failure);
+        }
+    }
 }
