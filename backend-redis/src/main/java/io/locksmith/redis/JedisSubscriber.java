@@ -8,20 +8,14 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.exceptions.JedisException;
 
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * One subscriber connection per client that multiplexes the release channels of every lock somebody waits
- * for: {@code SUBSCRIBE}/{@code UNSUBSCRIBE} as waiters come and go, on one thread started at the first
+ * for (its listeners and their confirmations in {@link ReleaseChannels}, shared with {@link LettuceSubscriber}): {@code SUBSCRIBE}/{@code UNSUBSCRIBE} as waiters come and go, on one thread started at the first
  * subscription. A lost connection is re-opened (to the current primary, under Sentinel) with every channel,
  * and every listener is called once, since a release may have been missed meanwhile. A channel whose
  * subscription was not confirmed when {@link #subscribe} returned (a slow server, a reconnect) has its listeners
@@ -33,19 +27,11 @@ final class JedisSubscriber implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JedisSubscriber.class);
     /** Always subscribed, so the subscription does not end when the last lock channel is dropped. */
     private static final String KEEP_OPEN = "locksmith:subscriber";
-    private static final long CONFIRM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final Supplier<HostAndPort> primary;
     private final JedisClientConfig config;
     private final String description;
-    private final Map<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
-    private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
-    /**
-     * Channels with a listener that was told it is subscribed (or was subscribed before a reconnect) while the
-     * server had not confirmed the channel yet: their listeners are called when it does. Guarded by
-     * {@link #confirmed}'s monitor, together with the confirmation itself, so no confirmation slips between.
-     */
-    private final Set<String> confirmedLate = new HashSet<>();
+    private final ReleaseChannels channels = new ReleaseChannels();
     /** Guards {@link #current}, {@link #ready}, the SUBSCRIBE/UNSUBSCRIBE writes and the listener map changes. */
     private final Object lock = new Object();
     private PubSub current;
@@ -66,9 +52,7 @@ final class JedisSubscriber implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException(description + " is closed");
             }
-            List<Consumer<String>> list = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
-            boolean first = list.isEmpty();
-            list.add(onMessage);
+            boolean first = channels.add(channel, onMessage);
             if (thread == null) {
                 thread = new Thread(this::run, "locksmith-redis-subscriber");
                 thread.setDaemon(true);
@@ -77,43 +61,14 @@ final class JedisSubscriber implements AutoCloseable {
                 current.subscribe(channel);
             }
         }
-        awaitConfirmed(channel);
+        channels.awaitConfirmed(channel, () -> closed);
         return () -> unsubscribe(channel, onMessage);
-    }
-
-    /**
-     * Waits briefly until the server confirmed the subscription, so that a release right after the waiter's
-     * next attempt is not missed. Not waiting longer is safe: the waiter polls anyway.
-     */
-    private void awaitConfirmed(String channel) {
-        long deadline = System.nanoTime() + CONFIRM_WAIT_NANOS;
-        synchronized (confirmed) {
-            while (!confirmed.contains(channel) && !closed) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    confirmedLate.add(channel);
-                    return;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(confirmed, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    confirmedLate.add(channel);
-                    return;
-                }
-            }
-        }
     }
 
     private void unsubscribe(String channel, Consumer<String> onMessage) {
         synchronized (lock) {
-            List<Consumer<String>> list = listeners.get(channel);
-            if (list == null || !list.remove(onMessage) || !list.isEmpty()) {
+            if (!channels.remove(channel, onMessage)) {
                 return;
-            }
-            listeners.remove(channel);
-            synchronized (confirmed) {
-                confirmedLate.remove(channel);
             }
             if (ready) {
                 try {
@@ -147,16 +102,13 @@ final class JedisSubscriber implements AutoCloseable {
                     ready = false;
                     connection = null;
                 }
-                synchronized (confirmed) {
-                    confirmed.clear();
-                    confirmedLate.addAll(listeners.keySet());
-                }
+                channels.lost();
             }
             if (closed) {
                 return;
             }
             // Releases published while we were away are lost: let every waiter check now.
-            notifyAll(listeners.keySet());
+            channels.deliverMissed(channels.channels());
             pauseMillis = pause(pauseMillis);
         }
     }
@@ -172,57 +124,29 @@ final class JedisSubscriber implements AutoCloseable {
         return Math.min(1000, millis * 2);
     }
 
-    private void notifyAll(Set<String> channels) {
-        for (String channel : new ArrayList<>(channels)) {
-            deliver(channel, null);
-        }
-    }
-
-    /** Calls the listeners of {@code channel} with {@code message}, {@code null} if one may have been missed. */
-    private void deliver(String channel, String message) {
-        List<Consumer<String>> list = listeners.get(channel);
-        if (list == null) {
-            return;
-        }
-        for (Consumer<String> listener : list) {
-            try {
-                listener.accept(message);
-            } catch (RuntimeException e) {
-                LOG.warn("release listener for {} failed", channel, e);
-            }
-        }
-    }
-
     private final class PubSub extends JedisPubSub {
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
             if (KEEP_OPEN.equals(channel)) {
                 synchronized (lock) {
                     ready = true;
-                    if (!listeners.isEmpty()) {
-                        subscribe(listeners.keySet().toArray(new String[0]));
+                    Set<String> all = channels.channels();
+                    if (!all.isEmpty()) {
+                        subscribe(all.toArray(new String[0]));
                     }
                 }
             }
-            boolean late;
-            synchronized (confirmed) {
-                confirmed.add(channel);
-                late = confirmedLate.remove(channel);
-                confirmed.notifyAll();
-            }
-            if (late) {
-                deliver(channel, null);
-            }
+            channels.confirmed(channel);
         }
 
         @Override
         public void onUnsubscribe(String channel, int subscribedChannels) {
-            confirmed.remove(channel);
+            channels.unconfirmed(channel);
         }
 
         @Override
         public void onMessage(String channel, String message) {
-            deliver(channel, message);
+            channels.deliver(channel, message);
         }
     }
 
@@ -241,9 +165,7 @@ final class JedisSubscriber implements AutoCloseable {
                 }
             }
         }
-        synchronized (confirmed) {
-            confirmed.notifyAll();
-        }
+        channels.wakeAll();
         if (toJoin != null) {
             toJoin.interrupt();
             try {

@@ -8,19 +8,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * One Lettuce pub/sub connection per client that multiplexes the release channels of every lock somebody waits for,
- * with {@link JedisSubscriber}'s contract: a channel whose subscription the server confirms only after
+ * with the listeners and confirmations in {@link ReleaseChannels}, as {@link JedisSubscriber}: a channel whose subscription the server confirms only after
  * {@link #subscribe} returned, or again after the connection was lost and restored, has its listeners called once
  * with {@code null}, since a release published meanwhile reached nobody (after a loss, they are also called when it
  * is noticed). Lettuce reconnects the connection and
@@ -31,15 +24,10 @@ import java.util.function.Supplier;
 final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(LettuceSubscriber.class);
-    private static final long CONFIRM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final Supplier<StatefulRedisPubSubConnection<String, String>> connector;
     private final String description;
-    private final Map<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
-    /** Channels the server confirmed on the current connection; its monitor also guards {@link #confirmedLate}. */
-    private final Set<String> confirmed = new HashSet<>();
-    /** Channels whose listeners are to be called when the server confirms them (see the class comment). */
-    private final Set<String> confirmedLate = new HashSet<>();
+    private final ReleaseChannels channels = new ReleaseChannels();
     /** Guards {@link #connection}, the listener map changes and the SUBSCRIBE/UNSUBSCRIBE writes, so they keep order. */
     private final Object lock = new Object();
     private volatile StatefulRedisPubSubConnection<String, String> connection;
@@ -57,16 +45,14 @@ final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateList
             if (closed) {
                 throw new IllegalStateException(description + " is closed");
             }
-            List<Consumer<String>> list = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
-            boolean first = list.isEmpty();
-            list.add(onMessage);
+            boolean first = channels.add(channel, onMessage);
             if (connection == null) {
                 open(); // subscribes every channel with a listener, this one included
             } else if (first) {
                 send(channel, true);
             }
         }
-        awaitConfirmed(channel);
+        channels.awaitConfirmed(channel, () -> closed);
         return () -> unsubscribe(channel, onMessage);
     }
 
@@ -80,7 +66,7 @@ final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateList
             LOG.debug("release subscription on {} cannot connect now; waiters poll", description, e);
             return;
         }
-        listeners.keySet().forEach(channel -> send(channel, true));
+        channels.channels().forEach(channel -> send(channel, true));
     }
 
     /** SUBSCRIBE or UNSUBSCRIBE, not awaited: the confirmation arrives at {@link Messages}. */
@@ -96,42 +82,9 @@ final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateList
         }
     }
 
-    /**
-     * Waits briefly until the server confirmed the subscription, so that a release right after the waiter's next
-     * attempt is not missed. Not waiting longer is safe: the waiter polls, and a late confirmation calls it.
-     */
-    private void awaitConfirmed(String channel) {
-        long deadline = System.nanoTime() + CONFIRM_WAIT_NANOS;
-        synchronized (confirmed) {
-            while (!confirmed.contains(channel) && !closed) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    confirmedLate.add(channel);
-                    return;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(confirmed, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    confirmedLate.add(channel);
-                    return;
-                }
-            }
-        }
-    }
-
     private void unsubscribe(String channel, Consumer<String> onMessage) {
         synchronized (lock) {
-            List<Consumer<String>> list = listeners.get(channel);
-            if (list == null || !list.remove(onMessage) || !list.isEmpty()) {
-                return;
-            }
-            listeners.remove(channel);
-            synchronized (confirmed) {
-                confirmedLate.remove(channel);
-                confirmed.remove(channel); // a new waiter's SUBSCRIBE must wait for its own confirmation
-            }
-            if (connection != null && !closed) {
+            if (channels.remove(channel, onMessage) && connection != null && !closed) {
                 send(channel, false);
             }
         }
@@ -146,13 +99,7 @@ final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateList
         if (lost != connection || closed) {
             return;
         }
-        Set<String> channels;
-        synchronized (confirmed) {
-            confirmed.clear();
-            confirmedLate.addAll(listeners.keySet());
-            channels = Set.copyOf(listeners.keySet());
-        }
-        channels.forEach(channel -> deliver(channel, null));
+        channels.deliverMissed(channels.lost());
     }
 
     /**
@@ -168,28 +115,10 @@ final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateList
             if (closed) {
                 return;
             }
-            for (String channel : listeners.keySet()) {
-                boolean subscribed;
-                synchronized (confirmed) {
-                    subscribed = confirmed.contains(channel);
-                }
-                if (!subscribed) {
+            for (String channel : channels.channels()) {
+                if (!channels.isConfirmed(channel)) {
                     send(channel, true);
                 }
-            }
-        }
-    }
-
-    private void deliver(String channel, String message) {
-        List<Consumer<String>> list = listeners.get(channel);
-        if (list == null) {
-            return;
-        }
-        for (Consumer<String> listener : list) {
-            try {
-                listener.accept(message);
-            } catch (RuntimeException e) {
-                LOG.warn("release listener for {} failed", channel, e);
             }
         }
     }
@@ -198,27 +127,17 @@ final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateList
     private final class Messages extends RedisPubSubAdapter<String, String> {
         @Override
         public void message(String channel, String message) {
-            deliver(channel, message);
+            channels.deliver(channel, message);
         }
 
         @Override
         public void subscribed(String channel, long count) {
-            boolean late;
-            synchronized (confirmed) {
-                confirmed.add(channel);
-                late = confirmedLate.remove(channel);
-                confirmed.notifyAll();
-            }
-            if (late) {
-                deliver(channel, null);
-            }
+            channels.confirmed(channel);
         }
 
         @Override
         public void unsubscribed(String channel, long count) {
-            synchronized (confirmed) {
-                confirmed.remove(channel);
-            }
+            channels.unconfirmed(channel);
         }
     }
 
@@ -229,9 +148,7 @@ final class LettuceSubscriber implements AutoCloseable, RedisConnectionStateList
             closed = true;
             open = connection;
         }
-        synchronized (confirmed) {
-            confirmed.notifyAll();
-        }
+        channels.wakeAll();
         if (open != null) {
             open.close();
         }
