@@ -55,6 +55,12 @@ final class MutantProvider implements LockProvider {
         final Map<String, java.util.Deque<String>> queues = new ConcurrentHashMap<>();
         /** NOTIFIES_BEFORE_IT_DELETES: the names whose release is under way (the store's own notice is muted). */
         final Set<String> releasing = ConcurrentHashMap.newKeySet();
+        /**
+         * NOTIFIES_BEFORE_IT_DELETES: per name whose release has notified and not yet deleted, a latch the next acquire
+         * attempt on it opens once it was answered, so that the delete always comes after the woken waiter's attempt,
+         * whatever the scheduling (a fixed 2 ms let a waiter that was slow to run find the lock free under load).
+         */
+        final Map<String, java.util.concurrent.CountDownLatch> attemptAfterNotice = new ConcurrentHashMap<>();
         /** UNSUBSCRIBE_ENDS_EVERY_SUBSCRIPTION: the store-side subscriptions of each name. */
         final Map<String, List<AutoCloseable>> subscriptions = new ConcurrentHashMap<>();
     }
@@ -108,6 +114,18 @@ final class MutantProvider implements LockProvider {
 
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
+        java.util.concurrent.CountDownLatch noticed = mutant == Mutant.NOTIFIES_BEFORE_IT_DELETES
+                ? shared.attemptAfterNotice.get(key(request.name())) : null;
+        try {
+            return attempt(request);
+        } finally {
+            if (noticed != null) {
+                noticed.countDown();
+            }
+        }
+    }
+
+    private Optional<Grant> attempt(AcquireRequest request) {
         latency();
         String name = request.name();
         String key = key(name);
@@ -361,11 +379,18 @@ final class MutantProvider implements LockProvider {
                     return mem.release(stored);
                 }
                 shared.releasing.add(key);
+                java.util.concurrent.CountDownLatch noticed = new java.util.concurrent.CountDownLatch(1);
+                shared.attemptAfterNotice.put(key, noticed);
                 try {
                     shared.listeners.getOrDefault(key, List.of()).forEach(Runnable::run);
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                    // The delete comes after the woken waiter's attempt (bounded: a waiter that never tries again).
+                    noticed.await(2, TimeUnit.SECONDS);
+                    return mem.release(stored);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                     return mem.release(stored);
                 } finally {
+                    shared.attemptAfterNotice.remove(key);
                     shared.releasing.remove(key);
                 }
             }

@@ -1,22 +1,21 @@
 package io.locksmith.tck.server;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A Redis Cluster on loopback for tests: {@code primaries} redis-servers with {@code --cluster-enabled yes}, each
- * with {@code replicasPerPrimary} replicas, joined as {@code redis-cli --cluster create} joins them, ready once every node reports {@code cluster_state:ok} and knows every other node. Persistence is
- * off, but each node keeps its {@code nodes.conf}, so a {@link ServerProcess#restart()}ed node rejoins as itself.
+ * with {@code replicasPerPrimary} replicas, joined as {@code redis-cli --cluster create} joins them, ready once every
+ * node reports {@code cluster_state:ok} and knows every other node. Persistence is off, but each node keeps its
+ * {@code nodes.conf}, so a {@link ServerProcess#restart()}ed node rejoins as itself.
  *
  * <p>A short {@code cluster-node-timeout} (1 s by default) keeps failover tests short: a killed primary's replica is
- * promoted a second or two later. Everything here talks to the nodes with {@code redis-cli}, so that this module
- * needs no Redis client.
+ * promoted a second or two later. Everything here talks to the nodes in RESP over a socket ({@link #cli}), so that
+ * this module needs no Redis client and starts no process per command.
  */
 public final class RedisCluster implements AutoCloseable {
 
@@ -75,7 +74,6 @@ public final class RedisCluster implements AutoCloseable {
         if (replicasPerPrimary < 0) {
             throw new IllegalArgumentException("replicasPerPrimary must not be negative, was " + replicasPerPrimary);
         }
-        ServerProcess.requireBinary("redis-cli", StoreServers.REDIS_INSTALL_HINT);
         List<ServerProcess> nodes = new ArrayList<>();
         List<Integer> busPorts = new ArrayList<>();
         RedisCluster cluster = new RedisCluster(nodes, busPorts, nodeTimeout);
@@ -333,12 +331,76 @@ public final class RedisCluster implements AutoCloseable {
                 + " s (cluster-node-timeout " + nodeTimeout.toMillis() + " ms)");
     }
 
-    /** {@code redis-cli -p PORT ARGS...} on {@code node}; the reply as redis-cli prints it (raw mode). */
+    /**
+     * One command on {@code node}, its reply as {@code redis-cli --raw} prints it: a status, bulk string or integer as
+     * text, an array one element per line. Spoken over a socket rather than by starting {@code redis-cli}: the cluster
+     * is polled every 50 ms while it forms or fails over, and a process per command loaded a 2-core machine.
+     *
+     * @throws IllegalStateException if the node answers with an error or cannot be reached within 10 s
+     */
     public String cli(ServerProcess node, String... args) {
-        List<String> command = new ArrayList<>(List.of("redis-cli", "--raw", "-h", "127.0.0.1", "-p",
-                Integer.toString(node.port())));
-        command.addAll(List.of(args));
-        return run(command, Duration.ofSeconds(10));
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", node.port()), 10_000);
+            socket.setSoTimeout(10_000);
+            java.io.OutputStream out = new java.io.BufferedOutputStream(socket.getOutputStream());
+            StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
+            for (String arg : args) {
+                byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+                request.append('$').append(bytes.length).append("\r\n").append(arg).append("\r\n");
+            }
+            out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+            StringBuilder reply = new StringBuilder();
+            readReply(in, reply, node, args);
+            return reply.toString();
+        } catch (IOException e) {
+            throw new IllegalStateException(node + " did not answer " + String.join(" ", args) + ": " + e, e);
+        }
+    }
+
+    /** Appends one RESP reply in redis-cli's raw form (array elements on lines of their own). */
+    private static void readReply(java.io.DataInputStream in, StringBuilder reply, ServerProcess node, String[] args)
+            throws IOException {
+        String line = readLine(in);
+        char type = line.charAt(0);
+        String rest = line.substring(1);
+        switch (type) {
+            case '+', ':' -> reply.append(rest).append('\n');
+            case '-' -> throw new IllegalStateException(node + " answered " + String.join(" ", args) + " with " + rest);
+            case '$' -> {
+                int length = Integer.parseInt(rest);
+                if (length >= 0) {
+                    byte[] bytes = new byte[length + 2];
+                    in.readFully(bytes);
+                    reply.append(new String(bytes, 0, length, StandardCharsets.UTF_8)).append('\n');
+                }
+            }
+            case '*' -> {
+                int count = Integer.parseInt(rest);
+                for (int i = 0; i < count; i++) {
+                    readReply(in, reply, node, args);
+                }
+            }
+            default -> throw new IllegalStateException(node + " answered " + String.join(" ", args) + " with '" + line + "'");
+        }
+    }
+
+    private static String readLine(java.io.DataInputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int previous = -1;
+        while (true) {
+            int next = in.read();
+            if (next < 0) {
+                throw new java.io.EOFException("the connection closed mid-reply");
+            }
+            if (previous == '\r' && next == '\n') {
+                line.setLength(line.length() - 1);
+                return line.toString();
+            }
+            line.append((char) next);
+            previous = next;
+        }
     }
 
     private boolean servesSlot(ServerProcess node, int slot) {
@@ -367,34 +429,6 @@ public final class RedisCluster implements AutoCloseable {
     private static void requireOk(String answer) {
         if (!answer.strip().equals("OK")) {
             throw new IllegalStateException("the node answered " + answer);
-        }
-    }
-
-    private static String run(List<String> command, Duration timeout) {
-        Process process;
-        try {
-            process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + command + " (" + StoreServers.REDIS_INSTALL_HINT + ")", e);
-        }
-        try {
-            process.getOutputStream().close();
-            byte[] output = process.getInputStream().readAllBytes();
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
-                throw new IllegalStateException(command + " did not end within " + timeout.toSeconds() + " s");
-            }
-            String text = new String(output, StandardCharsets.UTF_8);
-            if (process.exitValue() != 0) {
-                throw new IllegalStateException(command + " failed (exit " + process.exitValue() + "): " + text);
-            }
-            return text;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the output of " + command, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-            throw new IllegalStateException("interrupted while running " + command, e);
         }
     }
 
