@@ -82,10 +82,13 @@ class ExampleAppThroughMigrationTest {
         return outputs;
     }
 
-    /** {@code uri} with a command time-out of 5 s instead of the deployment's. */
+    /**
+     * {@code uri} with a command time-out of 15 s instead of the deployment's: each app is a fresh JVM whose first
+     * etcd client loads gRPC before its probe lease answers, which took over 5 s in CI runs at load 15-25.
+     */
     private static String patient(String uri) {
         String withoutTimeout = uri.replaceAll("([?&])timeout=[^&]*&?", "$1").replaceAll("[?&]$", "");
-        return withoutTimeout + (withoutTimeout.contains("?") ? "&" : "?") + "timeout=5s";
+        return withoutTimeout + (withoutTimeout.contains("?") ? "&" : "?") + "timeout=15s";
     }
 
     private static String javaBinary() {
