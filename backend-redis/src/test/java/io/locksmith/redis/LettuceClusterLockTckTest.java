@@ -9,6 +9,6 @@ class LettuceClusterLockTckTest extends ClusterLockTckTest {
 
     @Override
     protected String storeUri() {
-        return cluster.uri() + "?client=lettuce";
+        return cluster.uri() + "?waitTimeout=1s&client=lettuce";
     }
 }
