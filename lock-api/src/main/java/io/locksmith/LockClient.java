@@ -104,6 +104,70 @@ public interface LockClient extends AutoCloseable {
     DistributedLock lock(String name, LockOptions options);
 
     /**
+     * The semaphore of that name with {@code permits} permits, whose permit leases use this client's default options.
+     * Every client must use the same number of permits for one name (see {@link DistributedSemaphore}).
+     *
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException as {@link #lock(String)}, if {@code name} is longer than 496 characters, or if
+     *                                  {@code permits} is not between 1 and {@link DistributedSemaphore#MAX_PERMITS}
+     * @throws IllegalStateException    if the client is closed
+     */
+    DistributedSemaphore semaphore(String name, int permits);
+
+    /**
+     * The semaphore of that name with {@code permits} permits, whose permit leases use {@code options}.
+     *
+     * @throws NullPointerException     if {@code name} or {@code options} is null
+     * @throws IllegalArgumentException as {@link #semaphore(String, int)}, or if the store cannot honour the lease
+     *                                  time
+     * @throws IllegalStateException    if the client is closed
+     */
+    DistributedSemaphore semaphore(String name, int permits, LockOptions options);
+
+    /**
+     * The read-write lock of that name, admitting {@link DistributedReadWriteLock#DEFAULT_MAX_READERS} readers at once,
+     * with this client's default options.
+     *
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException as {@link #lock(String)}, or if {@code name} is longer than 496 characters
+     * @throws IllegalStateException    if the client is closed
+     */
+    DistributedReadWriteLock readWriteLock(String name);
+
+    /**
+     * The read-write lock of that name, admitting {@code maxReaders} readers at once, with the given options. Every
+     * client must use the same {@code maxReaders} for one name.
+     *
+     * @throws NullPointerException     if {@code name} or {@code options} is null
+     * @throws IllegalArgumentException as {@link #readWriteLock(String)}, if {@code maxReaders} is not between 1 and
+     *                                  {@link DistributedSemaphore#MAX_PERMITS}, or if the store cannot honour the
+     *                                  lease time
+     * @throws IllegalStateException    if the client is closed
+     */
+    DistributedReadWriteLock readWriteLock(String name, LockOptions options, int maxReaders);
+
+    /**
+     * The leader election of that name; its terms are leases with this client's default lease time, renewed without a
+     * maximum hold. Not joined until {@link LeaderElection#join()}.
+     *
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException as {@link #lock(String)}, or if {@code name} is longer than 496 characters
+     * @throws IllegalStateException    if the client is closed
+     */
+    LeaderElection election(String name);
+
+    /**
+     * The leader election of that name, whose terms are leases with {@code options}' lease time and loss action,
+     * renewed without a maximum hold if renewing (a fixed lease makes terms of a fixed length). The lease time is the
+     * longest a crashed leader keeps the others waiting.
+     *
+     * @throws NullPointerException     if {@code name} or {@code options} is null
+     * @throws IllegalArgumentException as {@link #election(String)}, or if the store cannot honour the lease time
+     * @throws IllegalStateException    if the client is closed
+     */
+    LeaderElection election(String name, LockOptions options);
+
+    /**
      * Asks the store who holds the named lock.
      *
      * @return the holder, or empty if the lock is free

@@ -1,6 +1,9 @@
 package io.locksmith.internal;
 
 import io.locksmith.DistributedLock;
+import io.locksmith.DistributedReadWriteLock;
+import io.locksmith.DistributedSemaphore;
+import io.locksmith.LeaderElection;
 import io.locksmith.HolderIdentity;
 import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockClient;
@@ -230,6 +233,39 @@ final class DefaultLockClient implements LockClient {
         ensureOpen();
         Duration ttl = checkTtl(options.leaseTime(), name);
         return new DefaultDistributedLock(this, name, options, ttl);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        return semaphore(name, permits, defaultOptions);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+        ensureOpen();
+        return new SlotSemaphore(this, name, permits, options, "semaphore", "#permit");
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        return readWriteLock(name, defaultOptions, DistributedReadWriteLock.DEFAULT_MAX_READERS);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name, LockOptions options, int maxReaders) {
+        ensureOpen();
+        return new DefaultReadWriteLock(this, name, options, maxReaders);
+    }
+
+    @Override
+    public LeaderElection election(String name) {
+        return election(name, defaultOptions);
+    }
+
+    @Override
+    public LeaderElection election(String name, LockOptions options) {
+        ensureOpen();
+        return new DefaultLeaderElection(this, name, options);
     }
 
     private Duration checkTtl(Duration requested, String name) {

@@ -1,6 +1,9 @@
 package io.locksmith.spring;
 
 import io.locksmith.DistributedLock;
+import io.locksmith.LeaderElection;
+import io.locksmith.DistributedSemaphore;
+import io.locksmith.DistributedReadWriteLock;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.LockInfo;
@@ -145,6 +148,36 @@ final class LazyLockClient implements LockClient {
     @Override
     public DistributedLock lock(String name, LockOptions options) {
         return connected(name).lock(name, options);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        return connected(name).semaphore(name, permits);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+        return connected(name).semaphore(name, permits, options);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        return connected(name).readWriteLock(name);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name, LockOptions options, int maxReaders) {
+        return connected(name).readWriteLock(name, options, maxReaders);
+    }
+
+    @Override
+    public LeaderElection election(String name) {
+        return connected(name).election(name);
+    }
+
+    @Override
+    public LeaderElection election(String name, LockOptions options) {
+        return connected(name).election(name, options);
     }
 
     @Override

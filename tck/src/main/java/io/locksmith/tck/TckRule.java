@@ -177,7 +177,50 @@ public enum TckRule {
     R10_3("R10.3", Level.MUST, null, "Cancelling an asynchronous wait leaves nothing behind",
             "a cancelled wait must drop its queue place (cancel) and release a grant that arrives after the cancel"),
     R10_4("R10.4", Level.MUST, null, "An asynchronous waiter gets the lock when it is released",
-            "the release notification (or the poll) must wake an asynchronous waiter as it wakes a thread");
+            "the release notification (or the poll) must wake an asynchronous waiter as it wakes a thread"),
+
+    R11_1("R11.1", Level.MUST, null, "A semaphore never has more permits held than it has, and grants all or nothing",
+            "each permit is a lock of its own (NAME#permit:I): the store must keep names that differ only after '#'"
+                    + " or in their last digits apart; look at R1.1 and R8.5 first"),
+    R11_2("R11.2", Level.MUST, null, "Contention never exceeds the permits",
+            "the permits' locks must be exclusive under a race (R1.3, R1.4)"),
+    R11_3("R11.3", Level.MUST, null, "A crashed holder's permits return at their lease's end",
+            "every permit lock needs its TTL (R3.1)"),
+    R11_4("R11.4", Level.MUST, null, "Release by id is owner-checked",
+            "a permit lease is released by its holding's owner ids only (R2.1, R2.5)"),
+    R11_5("R11.5", Level.MUST, null, "A waiting acquire is served before newcomers",
+            "the gate lock (NAME#permit/gate) must stay taken while its holder waits for permits; a waiter must be woken"
+                    + " when a permit is freed (R7.3, R7.4)"),
+    R11_6("R11.6", Level.MUST, Capability.FENCING, "Permit tokens strictly increase",
+            "the gate's tokens must increase per name, across an expiry too (R5.1, R5.2)"),
+    R11_7("R11.7", Level.MUST, null, "Bad input to any primitive gets a clear error",
+            "validation is the shared client's: a forwarding client must not skip it"),
+
+    R12_1("R12.1", Level.MUST, null, "Readers share up to their limit",
+            "each reader holds one permit lock (NAME#rw:I); the store must keep those names apart (R8.5)"),
+    R12_2("R12.2", Level.MUST, null, "A writer is alone",
+            "a writer holds every permit lock of the read-write lock; look at R1.1"),
+    R12_3("R12.3", Level.MUST, null, "A waiting writer keeps new readers out",
+            "the gate lock (NAME#rw/gate) must stay taken while the writer waits; look at R7.3 and R7.4"),
+    R12_4("R12.4", Level.MUST, null, "Downgrade keeps writers out and lets readers in",
+            "a downgrade keeps one of the writer's permit locks and releases the others (R2.3)"),
+    R12_5("R12.5", Level.MUST, null, "An upgrade is refused at once",
+            "the shared client refuses it; a forwarding client must keep the calling thread's read leases visible"),
+    R12_6("R12.6", Level.MUST, Capability.FENCING, "Tokens order readers and writers",
+            "every lease's token is the gate's, which must increase per name (R5.1)"),
+    R12_7("R12.7", Level.MUST, null, "A mixed workload never puts a writer beside anyone",
+            "look at R12.2 and R1.4 first"),
+
+    R13_1("R13.1", Level.MUST, null, "One leader, named by the store",
+            "a term is a lock (NAME#leader) renewed without a maximum hold; look at R1.1, R6.1 and R8.3"),
+    R13_2("R13.2", Level.MUST, null, "Leaving hands over to a later term",
+            "leaving releases the term's lock at once (R2.3); a waiting candidate must be woken (R7.4)"),
+    R13_3("R13.3", Level.MUST, null, "A term the store drops ends for its leader",
+            "the term's lease must be reported lost when the store no longer has it (R6.4)"),
+    R13_4("R13.4", Level.MUST, Capability.FENCING, "Terms strictly increase",
+            "a term's number is its lock's fencing token (R5.1)"),
+    R13_5("R13.5", Level.MUST, null, "Observers see every leader in term order, and no leader",
+            "the observer reads the term's lock with inspect (R8.3, R8.7)");
 
     /** How strongly a rule binds. */
     public enum Level { MUST, SHOULD, MAY }

@@ -4,6 +4,9 @@ import io.locksmith.Capability;
 import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
 import io.locksmith.tck.kits.AsyncKit;
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.locksmith.tck.kits.ExclusionKit;
 import io.locksmith.tck.kits.ExpiryKit;
 import io.locksmith.tck.kits.FencingKit;
@@ -52,7 +55,7 @@ class SpecSyncTest {
         List<Rule> rules = new ArrayList<>();
         for (TckRule rule : TckRule.values()) {
             rules.add(new Rule(rule.id(), rule.level().name(), rule.capability(), rule.title(), rule.anchor(),
-                    rule.methodPrefix(), LockTck.class));
+                    rule.methodPrefix(), rule.id().matches("R1[123]\\..*") ? PrimitivesTck.class : LockTck.class));
         }
         for (FaultRule rule : FaultRule.values()) {
             rules.add(new Rule(rule.id(), rule.level().name(), rule.capability(), rule.title(), rule.anchor(),
@@ -93,7 +96,7 @@ class SpecSyncTest {
 
     /** The rule tests of {@link LockTck} (the default methods of its kits), {@link LockFaultTck} and OutageFaultTck. */
     private static List<Method> ruleTests() {
-        return Stream.of(Arrays.stream(LockTck.class.getMethods()),
+        return Stream.of(Arrays.stream(LockTck.class.getMethods()), Arrays.stream(PrimitivesTck.class.getMethods()),
                         Arrays.stream(LockFaultTck.class.getDeclaredMethods()),
                         Arrays.stream(io.locksmith.tck.fault.OutageFaultTck.class.getDeclaredMethods()))
                 .flatMap(methods -> methods)
@@ -107,10 +110,12 @@ class SpecSyncTest {
     }
 
     /** The kit of each group of rules (docs/TCK.md): the place a new rule of the group goes. */
-    private static final Map<String, Class<?>> KIT_OF_GROUP = Map.of(
-            "R1", ExclusionKit.class, "R2", OwnershipKit.class, "R3", ExpiryKit.class, "R4", ReentryKit.class,
-            "R5", FencingKit.class, "R6", RenewalKit.class, "R7", WaitingKit.class, "R8", LifecycleKit.class,
-            "R9", SpiFaultKit.class, "R10", AsyncKit.class);
+    private static final Map<String, Class<?>> KIT_OF_GROUP = Map.ofEntries(
+            Map.entry("R1", ExclusionKit.class), Map.entry("R2", OwnershipKit.class), Map.entry("R3", ExpiryKit.class),
+            Map.entry("R4", ReentryKit.class), Map.entry("R5", FencingKit.class), Map.entry("R6", RenewalKit.class),
+            Map.entry("R7", WaitingKit.class), Map.entry("R8", LifecycleKit.class), Map.entry("R9", SpiFaultKit.class),
+            Map.entry("R10", AsyncKit.class), Map.entry("R11", SemaphoreKit.class),
+            Map.entry("R12", ReadWriteKit.class), Map.entry("R13", ElectionKit.class));
 
     @Test
     void eachRuleIsInTheKitOfItsGroup() {

@@ -58,6 +58,8 @@ public final class KitContext {
     public static final String SEED_PROPERTY = "locksmith.tck.seed";
     /** Operations of the contention workload of R1.4 and R5.3; every one must complete. */
     static final int WORKLOAD_OPERATIONS = 150;
+    /** Holdings of a primitive's contention workload (R11.2, R12.7), all threads together. */
+    static final int PRIMITIVE_WORKLOAD_HOLDINGS = 60;
     /** Generated name pairs per run of R8.5: every family of confusable names comes up several times. */
     static final int GENERATED_NAME_PAIRS = 84;
     /** Handoffs of R7.4, judged on their 80th percentile: every second one after an expiry. */

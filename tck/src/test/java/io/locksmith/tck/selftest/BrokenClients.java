@@ -2,6 +2,9 @@ package io.locksmith.tck.selftest;
 
 import io.locksmith.Capability;
 import io.locksmith.DistributedLock;
+import io.locksmith.LeaderElection;
+import io.locksmith.DistributedSemaphore;
+import io.locksmith.DistributedReadWriteLock;
 import io.locksmith.HolderIdentity;
 import io.locksmith.Lease;
 import io.locksmith.LeaseLostEvent;
@@ -100,6 +103,36 @@ final class BrokenClients {
         @Override
         public void close() {
             delegate.close();
+        }
+
+        @Override
+        public DistributedSemaphore semaphore(String name, int permits) {
+            return delegate.semaphore(name, permits);
+        }
+
+        @Override
+        public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+            return delegate.semaphore(name, permits, options);
+        }
+
+        @Override
+        public DistributedReadWriteLock readWriteLock(String name) {
+            return delegate.readWriteLock(name);
+        }
+
+        @Override
+        public DistributedReadWriteLock readWriteLock(String name, LockOptions options, int maxReaders) {
+            return delegate.readWriteLock(name, options, maxReaders);
+        }
+
+        @Override
+        public LeaderElection election(String name) {
+            return delegate.election(name);
+        }
+
+        @Override
+        public LeaderElection election(String name, LockOptions options) {
+            return delegate.election(name, options);
         }
     }
 

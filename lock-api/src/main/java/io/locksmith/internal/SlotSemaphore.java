@@ -1,0 +1,476 @@
+package io.locksmith.internal;
+
+import io.locksmith.DistributedLock;
+import io.locksmith.DistributedSemaphore;
+import io.locksmith.Lease;
+import io.locksmith.LockClient;
+import io.locksmith.LockInfo;
+import io.locksmith.LockInterruptedException;
+import io.locksmith.LockOptions;
+import io.locksmith.LockStoreException;
+import io.locksmith.LockTimeoutException;
+import io.locksmith.LossAction;
+import io.locksmith.PermitLease;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * A semaphore of N permits made of the store's own locks: one lock per permit ({@code NAME#permit:I}) and a gate
+ * ({@code NAME#permit/gate}) that acquirers pass one at a time. Every guarantee comes from the locks: at most N
+ * permits are held because each permit is a lock; a crashed holder's permits return at their TTL; renewal, loss,
+ * identity and waiting are the shared client's. What this class adds is the all-or-nothing collection of several
+ * permits without deadlock: only the gate's holder takes permits and waits for them, so no two acquirers each
+ * hold part of what the other needs, and acquirers are served in the gate's order.
+ *
+ * <p>The read-write lock is this semaphore under another namespace ({@code NAME#rw}): a reader takes one permit, a
+ * writer all of them.
+ */
+final class SlotSemaphore implements DistributedSemaphore {
+
+    /** What a name may leave for the suffix of its permit locks ({@code #permit:255}, {@code #permit/gate}). */
+    static final int MAX_NAME_LENGTH = LockNames.MAX_LENGTH - 16;
+    private static final long FOREVER = Long.MAX_VALUE;
+
+    private final DefaultLockClient client;
+    private final String name;
+    private final String kind;
+    private final int permits;
+    private final LockOptions options;
+    private final DistributedLock gate;
+    private final DistributedLock[] slots;
+
+    /**
+     * @param kind      what it is called in messages ("semaphore", "read-write lock")
+     * @param namespace the suffix of its store locks' names ({@code #permit}, {@code #rw})
+     */
+    SlotSemaphore(DefaultLockClient client, String name, int permits, LockOptions options, String kind,
+                  String namespace) {
+        this.client = client;
+        this.name = validName(name, kind);
+        this.kind = kind;
+        Objects.requireNonNull(options, "options cannot be null");
+        if (permits < 1 || permits > MAX_PERMITS) {
+            throw new IllegalArgumentException(kind + " '" + name + "' must have between 1 and " + MAX_PERMITS
+                    + " permits, was " + permits);
+        }
+        this.permits = permits;
+        this.options = options;
+        // Permit leases are never re-entered, and interrupting a holder is done here, for the thread that acquired
+        // (a permit lock's own acquiring thread is one of the client's).
+        LockOptions slotOptions = options.toBuilder().reentrant(false).onLoss(LossAction.NOTIFY).build();
+        // The gate is held while its holder collects permits, as long as the caller's wait: renewed without bound
+        // (a crashed collector's gate runs out at its lease time).
+        LockOptions gateOptions = LockOptions.builder().leaseTime(options.leaseTime()).renewing().unboundedHold()
+                .reentrant(false).build();
+        this.gate = client.lock(this.name + namespace + "/gate", gateOptions);
+        this.slots = new DistributedLock[permits];
+        for (int i = 0; i < permits; i++) {
+            slots[i] = client.lock(this.name + namespace + ":" + i, slotOptions);
+        }
+    }
+
+    static String validName(String name, String kind) {
+        LockNames.validate(name);
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException(kind + " name is " + name.length() + " characters long; at most "
+                    + MAX_NAME_LENGTH + " are allowed (its store locks add a suffix): '" + name.substring(0, 40)
+                    + "...'");
+        }
+        return name;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int permits() {
+        return permits;
+    }
+
+    @Override
+    public LockOptions options() {
+        return options;
+    }
+
+    @Override
+    public PermitLease acquire(int count, Duration maxWait) {
+        return tryAcquire(count, maxWait).orElseThrow(() -> new LockTimeoutException(name, maxWait));
+    }
+
+    @Override
+    public Optional<PermitLease> tryAcquire(int count, Duration maxWait) {
+        return Optional.ofNullable(awaitHolding(start(count, maxWait, Thread.currentThread(), false), name));
+    }
+
+    @Override
+    public CompletableFuture<PermitLease> acquireAsync(int count, Duration maxWait) {
+        return adapt(start(count, maxWait, null, false), lease -> lease, () -> {
+            throw new LockTimeoutException(name, maxWait);
+        });
+    }
+
+    /**
+     * A future of what {@code holding} gives: {@code onLease} of the lease, or {@code onTimeout} (which may throw) if
+     * it gave none; its failure as is. Cancelling the returned future cancels the holding, and a lease that comes
+     * after the returned future was completed otherwise (cancelled) is released.
+     */
+    static <T> CompletableFuture<T> adapt(CompletableFuture<SlotLease> holding, Function<SlotLease, T> onLease,
+                                          Supplier<T> onTimeout) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        holding.whenComplete((lease, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(unwrap(failure));
+            } else if (lease == null) {
+                try {
+                    result.complete(onTimeout.get());
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            } else if (!result.complete(onLease.apply(lease))) {
+                lease.closeAsync();
+            }
+        });
+        result.whenComplete((lease, failure) -> {
+            if (failure instanceof CancellationException) {
+                holding.cancel(false);
+            }
+        });
+        return result;
+    }
+
+    /**
+     * Starts an acquire of {@code count} permits; the future gives null on time-out.
+     *
+     * @param caller    the thread of a blocking acquire (interrupted on loss if the options say so), or null
+     * @param exclusive whether the lease is a read-write lock's write lease
+     */
+    CompletableFuture<SlotLease> start(int count, Duration maxWait, Thread caller, boolean exclusive) {
+        if (count < 1 || count > permits) {
+            throw new IllegalArgumentException("cannot take " + count + " permits of " + kind + " '" + name
+                    + "', which has " + permits);
+        }
+        Objects.requireNonNull(maxWait, "maxWait cannot be null");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait + " [" + kind + " '"
+                    + name + "']");
+        }
+        client.ensureOpen();
+        long waitNanos = DefaultLockClient.saturatedNanos(maxWait);
+        long now = System.nanoTime();
+        long deadline = now + waitNanos;
+        if (waitNanos == Long.MAX_VALUE || deadline - now < 0) {
+            deadline = FOREVER;
+        }
+        Attempt attempt = new Attempt(count, deadline, caller, exclusive);
+        attempt.begin(waitNanos == 0);
+        return attempt.result;
+    }
+
+    /**
+     * Waits for a holding the blocking way: the result, or null on time-out; an interrupt cancels the attempt.
+     */
+    static SlotLease awaitHolding(CompletableFuture<SlotLease> holding, String name) {
+        try {
+            return holding.get();
+        } catch (InterruptedException e) {
+            holding.cancel(false);
+            Thread.currentThread().interrupt();
+            throw new LockInterruptedException(name, e);
+        } catch (ExecutionException e) {
+            throw rethrown(e.getCause());
+        }
+    }
+
+    static RuntimeException rethrown(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (cause instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return new LockStoreException("unexpected failure", cause);
+    }
+
+    @Override
+    public boolean release(String permitId) {
+        Objects.requireNonNull(permitId, "permitId cannot be null");
+        SlotLease lease = SlotLease.live(permitId);
+        if (lease == null || lease.client() != client || !lease.semaphoreName().equals(name) || !lease.isHeld()) {
+            return false;
+        }
+        return lease.closeHeld();
+    }
+
+    @Override
+    public List<LockInfo> holders(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout cannot be null");
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        long deadline = System.nanoTime() + DefaultLockClient.saturatedNanos(timeout);
+        List<LockInfo> held = new ArrayList<>();
+        for (DistributedLock slot : slots) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new LockStoreException(name, "the " + kind + "'s permits could not all be read within "
+                        + timeout, null);
+            }
+            client.inspect(slot.name(), Duration.ofNanos(left)).ifPresent(held::add);
+        }
+        return held;
+    }
+
+    DefaultLockClient client() {
+        return client;
+    }
+
+    String kind() {
+        return kind;
+    }
+
+    /**
+     * One acquire: the gate, then the permits, first one try each (as many at once as are still needed, from a random
+     * start, so collectors do not all probe the same permit first), then a wait on every permit not yet taken, each
+     * on the store's release notifications; the first ones granted are kept, the rest cancelled or released.
+     */
+    private final class Attempt {
+        final int needed;
+        final long deadline;
+        final Thread caller;
+        final boolean exclusive;
+        final CompletableFuture<SlotLease> result = new CompletableFuture<>();
+        private final List<Lease> taken = new ArrayList<>();
+        private final List<CompletableFuture<?>> pending = new ArrayList<>();
+        private final List<Integer> order = new ArrayList<>();
+        private int probed;
+        private int waitsLeft;
+        private Lease gateLease;
+        private long gateToken;
+        private boolean finished;
+
+        Attempt(int needed, long deadline, Thread caller, boolean exclusive) {
+            this.needed = needed;
+            this.exclusive = exclusive;
+            this.deadline = deadline;
+            this.caller = caller;
+            for (int i = 0; i < permits; i++) {
+                order.add(i);
+            }
+            Collections.rotate(order, ThreadLocalRandom.current().nextInt(permits));
+        }
+
+        void begin(boolean once) {
+            result.whenComplete((lease, failure) -> {
+                if (failure instanceof CancellationException) {
+                    finish(null, null);
+                }
+            });
+            CompletableFuture<Optional<Lease>> gateWait = gate.tryAcquireAsync(once ? Duration.ZERO : remaining());
+            track(gateWait);
+            gateWait.whenComplete((lease, failure) -> {
+                if (failure != null) {
+                    finish(null, failure);
+                } else if (lease.isEmpty()) {
+                    finish(null, null);
+                } else if (!gateTaken(lease.get())) {
+                    lease.get().closeAsync();
+                } else {
+                    probe();
+                }
+            });
+        }
+
+        private Duration remaining() {
+            if (deadline == FOREVER) {
+                return Duration.ofNanos(Long.MAX_VALUE);
+            }
+            return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        }
+
+        private synchronized boolean gateTaken(Lease lease) {
+            if (finished) {
+                return false;
+            }
+            gateLease = lease;
+            gateToken = lease.fencingToken();
+            return true;
+        }
+
+        private synchronized void track(CompletableFuture<?> future) {
+            if (finished) {
+                future.cancel(false);
+            } else {
+                pending.add(future);
+            }
+        }
+
+        /** One try at each of the next permits, as many at once as are still needed. */
+        private void probe() {
+            List<CompletableFuture<Optional<Lease>>> batch = new ArrayList<>();
+            synchronized (this) {
+                if (finished) {
+                    return;
+                }
+                int missing = needed - taken.size();
+                while (batch.size() < missing && probed < permits) {
+                    CompletableFuture<Optional<Lease>> attempt = slots[order.get(probed++)].tryAcquireAsync(Duration.ZERO);
+                    pending.add(attempt);
+                    batch.add(attempt);
+                }
+            }
+            if (batch.isEmpty()) {
+                waitForPermits();
+                return;
+            }
+            CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
+                Throwable firstFailure = null;
+                for (CompletableFuture<Optional<Lease>> attempt : batch) {
+                    if (attempt.isCompletedExceptionally()) {
+                        firstFailure = firstFailure == null ? causeOf(attempt) : firstFailure;
+                    } else {
+                        attempt.join().ifPresent(this::granted);
+                    }
+                }
+                if (firstFailure != null) {
+                    finish(null, firstFailure);
+                } else if (!isDone()) {
+                    probe();
+                }
+            });
+        }
+
+        /** Every permit not taken yet, waited for at once; the first ones granted are kept. */
+        private void waitForPermits() {
+            List<Integer> wanted = new ArrayList<>();
+            synchronized (this) {
+                if (finished) {
+                    return;
+                }
+                for (int i = 0; i < permits; i++) {
+                    int index = i;
+                    if (taken.stream().noneMatch(lease -> lease.lockName().equals(slots[index].name()))) {
+                        wanted.add(i);
+                    }
+                }
+                waitsLeft = wanted.size();
+            }
+            Duration left = remaining();
+            if (left.isZero() || wanted.isEmpty()) {
+                finish(null, null);
+                return;
+            }
+            for (int index : wanted) {
+                CompletableFuture<Optional<Lease>> wait = slots[index].tryAcquireAsync(left);
+                track(wait);
+                wait.whenComplete((lease, failure) -> {
+                    if (failure != null && !(failure instanceof CancellationException)) {
+                        finish(null, failure);
+                    } else if (lease != null && lease.isPresent()) {
+                        granted(lease.get());
+                    } else {
+                        waitEnded();
+                    }
+                });
+            }
+        }
+
+        private void waitEnded() {
+            boolean last;
+            synchronized (this) {
+                last = --waitsLeft == 0;
+            }
+            if (last) {
+                finish(null, null);
+            }
+        }
+
+        private void granted(Lease lease) {
+            boolean complete;
+            synchronized (this) {
+                if (finished || taken.size() >= needed) {
+                    complete = false;
+                    lease.closeAsync();
+                } else {
+                    taken.add(lease);
+                    complete = taken.size() == needed;
+                }
+            }
+            if (complete) {
+                finish(List.copyOf(taken), null);
+            }
+        }
+
+        private synchronized boolean isDone() {
+            return finished || taken.size() >= needed;
+        }
+
+        /**
+         * Ends the attempt once: with the permits, or with nothing (a time-out when {@code failure} is null). Whatever
+         * is not kept is released, every wait still running is cancelled, and the gate is passed on.
+         */
+        private void finish(List<Lease> kept, Throwable failure) {
+            List<Lease> toRelease;
+            List<CompletableFuture<?>> toCancel;
+            Lease gateToRelease;
+            long token;
+            synchronized (this) {
+                if (finished) {
+                    return;
+                }
+                finished = true;
+                toRelease = kept == null ? List.copyOf(taken) : List.of();
+                toCancel = List.copyOf(pending);
+                gateToRelease = gateLease;
+                token = gateToken;
+            }
+            for (CompletableFuture<?> future : toCancel) {
+                future.cancel(false); // a lease granted at the moment of the cancel is released by the lock itself
+            }
+            for (Lease lease : toRelease) {
+                lease.closeAsync();
+            }
+            if (gateToRelease != null) {
+                gateToRelease.closeAsync();
+            }
+            if (kept != null) {
+                SlotLease lease = new SlotLease(SlotSemaphore.this, kept, token, caller, exclusive);
+                if (!result.complete(lease)) {
+                    lease.closeAsync();
+                }
+            } else if (failure != null) {
+                result.completeExceptionally(unwrap(failure));
+            } else {
+                result.complete(null);
+            }
+        }
+    }
+
+    private static Throwable causeOf(CompletableFuture<?> future) {
+        try {
+            future.join();
+            return null;
+        } catch (CompletionException | CancellationException e) {
+            return unwrap(e);
+        }
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+}

@@ -1,0 +1,27 @@
+package io.locksmith.tck;
+
+import io.locksmith.LockClient;
+import io.locksmith.mem.MemStore;
+
+import java.util.UUID;
+
+/** The primitives' kit against {@code mem://}, one store per kit instance. */
+class MemPrimitivesTck extends PrimitivesTck {
+
+    private final String store = "primitives-" + UUID.randomUUID();
+
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open(storeUri());
+    }
+
+    @Override
+    protected String storeUri() {
+        return "mem://" + store;
+    }
+
+    @Override
+    protected void expireBehindClientsBack(String lockName) {
+        MemStore.named(store).expire(lockName);
+    }
+}
