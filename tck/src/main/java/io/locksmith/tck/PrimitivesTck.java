@@ -1,5 +1,6 @@
 package io.locksmith.tck;
 
+import io.locksmith.LockClient;
 import io.locksmith.tck.kits.ElectionKit;
 import io.locksmith.tck.kits.ReadWriteKit;
 import io.locksmith.tck.kits.SemaphoreKit;
@@ -25,4 +26,10 @@ import java.util.concurrent.TimeUnit;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 public abstract class PrimitivesTck extends TckBase implements SemaphoreKit, ReadWriteKit, ElectionKit {
+
+    /** A new client on {@link #storeUri()}; override to open clients another way. */
+    @Override
+    protected LockClient newClient() {
+        return LockClient.open(storeUri());
+    }
 }

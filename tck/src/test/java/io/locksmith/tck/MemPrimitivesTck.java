@@ -1,6 +1,5 @@
 package io.locksmith.tck;
 
-import io.locksmith.LockClient;
 import io.locksmith.mem.MemStore;
 
 import java.util.UUID;
@@ -9,11 +8,6 @@ import java.util.UUID;
 class MemPrimitivesTck extends PrimitivesTck {
 
     private final String store = "primitives-" + UUID.randomUUID();
-
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(storeUri());
-    }
 
     @Override
     protected String storeUri() {

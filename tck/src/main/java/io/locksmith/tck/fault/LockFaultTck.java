@@ -443,7 +443,7 @@ public abstract class LockFaultTck {
         Duration bound = blip.multipliedBy(4);
         proxy.blackhole();
         long cutAt = System.nanoTime();
-        CompletableFuture<Lease> during = CompletableFuture.supplyAsync(() -> client.lock(name, longLease()).acquire(bound));
+        CompletableFuture<Lease> during = CompletableFuture.supplyAsync(() -> client.lock(name, longLease()).acquire(bound), OWN_THREAD);
         LockSupport.parkNanos(blip.toNanos());
         proxy.heal();
         Lease lease;
@@ -611,7 +611,7 @@ public abstract class LockFaultTck {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
             }
             return Long.MAX_VALUE;
-        });
+        }, OWN_THREAD);
         proxy.blackhole();
         long cutAt = System.nanoTime();
         long lastHeldCallStart = cutAt;
@@ -655,7 +655,7 @@ public abstract class LockFaultTck {
 
         proxy.dropNextReplies(1);
         CompletableFuture<Optional<Lease>> attempt = CompletableFuture.supplyAsync(
-                () -> through.lock(name, renewingShortLease()).tryAcquire());
+                () -> through.lock(name, renewingShortLease()).tryAcquire(), OWN_THREAD);
         await("the proxy to drop a reply").atMost(timing.slack()).until(() -> proxy.droppedReplies() > droppedBefore);
         Optional<Lease> outcome;
         LockException failure = null;
@@ -1297,7 +1297,7 @@ public abstract class LockFaultTck {
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
             }
-        });
+        }, OWN_THREAD);
 
         await("the holder's first write").atMost(timing.slack()).until(() -> holderWritesAccepted.get() > 0);
         // A holder that lost the lock before the cut would pass every check below without proving anything.

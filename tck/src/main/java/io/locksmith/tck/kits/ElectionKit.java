@@ -78,7 +78,7 @@ public interface ElectionKit extends RuleKit {
         String name = kit.name();
         List<LeaderElection> candidates = candidates(kit, name, 3);
         AtomicInteger revoked = new AtomicInteger();
-        List<Long> elected = Collections.synchronizedList(new ArrayList<>());
+        List<Long> elected = new java.util.concurrent.CopyOnWriteArrayList<>();
         candidates.forEach(candidate -> candidate.onElected(term -> elected.add(term.fencingToken()))
                 .onRevoked(term -> revoked.incrementAndGet()));
         try {
@@ -107,7 +107,7 @@ public interface ElectionKit extends RuleKit {
         kit.requireExpiryHook(TckRule.R13_3);
         String name = kit.name();
         List<LeaderElection> candidates = candidates(kit, name, 2);
-        List<Lease> revokedTerms = Collections.synchronizedList(new ArrayList<>());
+        List<Lease> revokedTerms = new java.util.concurrent.CopyOnWriteArrayList<>();
         candidates.forEach(candidate -> candidate.onRevoked(revokedTerms::add));
         try {
             candidates.forEach(LeaderElection::join);
@@ -132,7 +132,7 @@ public interface ElectionKit extends RuleKit {
         KitContext.requireCapability(client, TckRule.R13_4);
         String name = kit.name();
         LeaderElection election = client.election(name, termOptions(kit));
-        List<Long> terms = Collections.synchronizedList(new ArrayList<>());
+        List<Long> terms = new java.util.concurrent.CopyOnWriteArrayList<>();
         election.onElected(term -> terms.add(term.fencingToken()));
         try {
             election.join();
@@ -156,7 +156,7 @@ public interface ElectionKit extends RuleKit {
         KitContext kit = kitContext();
         String name = kit.name();
         LeaderElection watching = kit.client().election(name, termOptions(kit));
-        List<Optional<LockInfo>> seen = Collections.synchronizedList(new ArrayList<>());
+        List<Optional<LockInfo>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
         AutoCloseable watch = watching.observe(Duration.ofMillis(20), seen::add);
         LeaderElection first = kit.client().election(name, termOptions(kit));
         LeaderElection second = kit.client().election(name, termOptions(kit));

@@ -166,16 +166,21 @@ public interface SemaphoreKit extends RuleKit {
         DistributedSemaphore holder = kit.client().semaphore(name, 2, kit.longLease());
         DistributedSemaphore waiter = kit.client().semaphore(name, 2, kit.longLease());
         DistributedSemaphore newcomer = kit.client().semaphore(name, 2, kit.longLease());
-        PermitLease first = holder.acquire(1, timing.slack());
-        PermitLease second = holder.acquire(1, timing.slack());
+        PermitLease held = holder.acquire(1, timing.slack());
         CompletableFuture<PermitLease> both = waiter.acquireAsync(2, timing.longLease());
-        first.close();
-        assertTrue(newcomer.tryAcquire(1, timing.shortWait()).isEmpty(), "a newcomer took the permit of '" + name
-                + "' freed for an acquire of 2 that was waiting before it: the larger request can starve");
+        // Once the acquire of 2 waits (with the free permit or ahead of it), every newcomer is refused; before, one
+        // may still take the free permit (and gives it back at once).
+        kit.within(timing.slack(), "the acquire of 2 permits of '" + name + "' to wait").until(() -> {
+            Optional<PermitLease> early = newcomer.tryAcquire(1, Duration.ZERO);
+            early.ifPresent(PermitLease::close);
+            return early.isEmpty();
+        });
+        assertTrue(newcomer.tryAcquire(1, timing.shortWait()).isEmpty(), "a newcomer took a permit of '" + name
+                + "' while an acquire of 2 waited before it: the larger request can starve");
         assertFalse(both.isDone(), "an acquire of 2 permits of '" + name + "' completed while only 1 was free: "
                 + both);
         long released = System.nanoTime();
-        second.close();
+        held.close();
         try (PermitLease lease = both.get(timing.slack().toMillis(), TimeUnit.MILLISECONDS)) {
             assertEquals(2, lease.permits());
             assertTrue(lease.isHeld(), "the waiter's permits of '" + name + "' are not held");
