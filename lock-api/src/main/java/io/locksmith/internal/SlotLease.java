@@ -85,9 +85,12 @@ final class SlotLease implements PermitLease {
             callbacks.clear();
         }
         LIVE.remove(id);
-        // All or nothing: the other permits of a lost holding go back at once.
+        // All or nothing: the other permits of a lost holding go back at once. The lost one is left to its holder's
+        // close (as a lost lease is): the store frees it at its TTL, or the close releases it, owner-checked.
         for (Lease permit : permits) {
-            permit.closeAsync();
+            if (!permit.lockName().equals(permitLoss.lockName())) {
+                permit.closeAsync();
+            }
         }
         for (Consumer<LeaseLostEvent> callback : toCall) {
             DefaultLockClient.runCallback(callback, event);

@@ -56,7 +56,7 @@ public final class TckRunner {
      * @param methodNames    test methods to run; empty for all
      * @throws NullPointerException if an argument is null
      */
-    public static TckReport run(Class<? extends LockTck> kit, Map<String, String> configuration, PrintStream progress,
+    public static TckReport run(Class<? extends TckBase> kit, Map<String, String> configuration, PrintStream progress,
                                 List<String> methodNames) {
         return run(kit, configuration, progress, methodNames, kit.getName());
     }
@@ -69,7 +69,7 @@ public final class TckRunner {
      * @throws NullPointerException     if an argument is null
      * @throws IllegalArgumentException if the kit has no test for one of the rules
      */
-    public static List<String> testMethods(Class<? extends LockTck> kit, Collection<TckRule> rules) {
+    public static List<String> testMethods(Class<? extends TckBase> kit, Collection<TckRule> rules) {
         Objects.requireNonNull(kit, "kit cannot be null");
         List<String> names = new ArrayList<>();
         for (TckRule rule : Objects.requireNonNull(rules, "rules cannot be null")) {
@@ -83,7 +83,7 @@ public final class TckRunner {
         return names;
     }
 
-    private static TckReport run(Class<? extends LockTck> kit, Map<String, String> configuration, PrintStream progress,
+    private static TckReport run(Class<? extends TckBase> kit, Map<String, String> configuration, PrintStream progress,
                                  List<String> methodNames, String target) {
         Objects.requireNonNull(kit, "kit cannot be null");
         Objects.requireNonNull(configuration, "configuration cannot be null");

@@ -1,5 +1,8 @@
 package io.locksmith.tck;
 
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.mem.MemStore;
@@ -28,11 +31,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * the kit derives the scale from the store's minimum lease ({@link TckTiming#forMinimumTtl}), and a scale whose
  * short lease the store cannot honour is refused as a configuration error naming the scale that works.
  *
+ * <p>Besides the lock's rules it runs the primitives' (SemaphoreKit, ReadWriteKit, ElectionKit: those of
+ * {@link PrimitivesTck}), so that one run answers for everything the store serves.
+ *
  * <p>Only {@code mem://} stores support {@link #expireBehindClientsBack}; on other URIs the rules that need
  * it are skipped, naming the hook: extend {@link LockTck} for those.
  */
 @ExtendWith(UriLockTck.UriFromConfiguration.class)
-public final class UriLockTck extends LockTck {
+public final class UriLockTck extends LockTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     /** The configuration parameter carrying the store URI. */
     public static final String URI_PARAMETER = "locksmith.tck.uri";

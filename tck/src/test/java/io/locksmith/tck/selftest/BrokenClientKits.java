@@ -6,6 +6,9 @@ import io.locksmith.mem.MemStore;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.tck.LockTck;
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 
 import java.util.EnumSet;
 import java.util.Locale;
@@ -26,7 +29,7 @@ final class BrokenClientKits {
     }
 
     /** A kit over a fresh mem:// store per rule, whose clients are {@link #broken} ones. */
-    abstract static class MemClientTck extends LockTck {
+    abstract static class MemClientTck extends LockTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
         private final String store = "broken-client-" + UUID.randomUUID();
 
         /** The broken client over {@code real}. */
@@ -176,6 +179,41 @@ final class BrokenClientKits {
         @Override
         UnaryOperator<LockClient> client() {
             return BrokenClients.PollingClient::new;
+        }
+    }
+
+    static class LenientPermitsTck extends MemClientTck {
+        @Override
+        LockClient broken(LockClient real) {
+            return new BrokenPrimitiveClients.LenientPermitsClient(real);
+        }
+    }
+
+    static class ReleasesTheLatestPermitTck extends MemClientTck {
+        @Override
+        LockClient broken(LockClient real) {
+            return new BrokenPrimitiveClients.ReleasesTheLatestPermitClient(real);
+        }
+    }
+
+    static class DowngradeWithAGapTck extends MemClientTck {
+        @Override
+        LockClient broken(LockClient real) {
+            return new BrokenPrimitiveClients.DowngradeWithAGapClient(real);
+        }
+    }
+
+    static class SilentUpgradeTck extends MemClientTck {
+        @Override
+        LockClient broken(LockClient real) {
+            return new BrokenPrimitiveClients.SilentUpgradeClient(real);
+        }
+    }
+
+    static class ObserverSkipsNoLeaderTck extends MemClientTck {
+        @Override
+        LockClient broken(LockClient real) {
+            return new BrokenPrimitiveClients.ObserverSkipsNoLeaderClient(real);
         }
     }
 }

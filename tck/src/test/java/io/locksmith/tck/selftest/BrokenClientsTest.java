@@ -29,6 +29,15 @@ import static io.locksmith.tck.TckRule.R4_4;
 import static io.locksmith.tck.TckRule.R4_5;
 import static io.locksmith.tck.TckRule.R4_6;
 import static io.locksmith.tck.TckRule.R7_11;
+import static io.locksmith.tck.TckRule.R11_1;
+import static io.locksmith.tck.TckRule.R11_4;
+import static io.locksmith.tck.TckRule.R11_7;
+import static io.locksmith.tck.TckRule.R12_1;
+import static io.locksmith.tck.TckRule.R12_2;
+import static io.locksmith.tck.TckRule.R12_4;
+import static io.locksmith.tck.TckRule.R12_5;
+import static io.locksmith.tck.TckRule.R13_1;
+import static io.locksmith.tck.TckRule.R13_5;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,7 +47,8 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
  * The rules of the shared client (R4.4-R4.6, R7.11, R10) are as strong as the client bugs they catch: each broken
  * client must fail the rule that names its bug, with a message naming the rule, while rules its bug does not touch
  * still pass (so the failure is the bug's, not a crash of the decorator). The rules run through {@link TckRunner}, in
- * the kits of {@link LockTck} (ReentryKit, HotLockKit, AsyncKit), over {@link BrokenClientKits}.
+ * the kits of {@link LockTck} (ReentryKit, HotLockKit, AsyncKit) and of the primitives (SemaphoreKit, ReadWriteKit,
+ * ElectionKit: R11.4, R11.7, R12.4, R12.5, R13.5), over {@link BrokenClientKits}.
  */
 class BrokenClientsTest {
 
@@ -56,7 +66,12 @@ class BrokenClientsTest {
                 arguments(BrokenClientKits.AsyncWaitInTheWrongUnitTck.class, List.of(R10_2), List.of(R10_1, R10_3, R10_4)),
                 arguments(BrokenClientKits.CancelNotPassedToThePoolTck.class, List.of(R10_3), List.of(R10_1, R10_2, R10_4)),
                 arguments(BrokenClientKits.AsyncRetriesAtTheBoundTck.class, List.of(R10_4), List.of(R10_2, R4_6)),
-                arguments(BrokenClientKits.PollingClientOverASerialStoreTck.class, List.of(R7_11), List.of(R1_2, R2_3)));
+                arguments(BrokenClientKits.PollingClientOverASerialStoreTck.class, List.of(R7_11), List.of(R1_2, R2_3)),
+                arguments(BrokenClientKits.LenientPermitsTck.class, List.of(R11_7), List.of(R11_1)),
+                arguments(BrokenClientKits.ReleasesTheLatestPermitTck.class, List.of(R11_4), List.of(R11_1)),
+                arguments(BrokenClientKits.DowngradeWithAGapTck.class, List.of(R12_4), List.of(R12_2, R12_5)),
+                arguments(BrokenClientKits.SilentUpgradeTck.class, List.of(R12_5), List.of(R12_1, R12_4)),
+                arguments(BrokenClientKits.ObserverSkipsNoLeaderTck.class, List.of(R13_5), List.of(R13_1)));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")
@@ -107,7 +122,7 @@ class BrokenClientsTest {
 
     /** The test method of {@code rule}: a method of {@link LockTck}'s kits. */
     static String testMethodOf(TckRule rule) {
-        return Stream.of(LockTck.class.getMethods())
+        return Stream.of(BrokenClientKits.MemClientTck.class.getMethods())
                 .map(Method::getName)
                 .filter(name -> name.startsWith(rule.methodPrefix()))
                 .findFirst()

@@ -33,6 +33,10 @@ enum Mutant {
     NFKC_NORMALIZES(List.of(R8_5), name -> Normalizer.normalize(name, Normalizer.Form.NFKC)),
     KEYED_BY_HASH(List.of(R8_5), name -> "h" + name.hashCode()),
     REJECTS_NAMES_OVER_255(List.of(R8_4)),
+    // A store that reads '#' as the start of a key's namespace suffix and keys by what comes before it: the store locks
+    // of one primitive (its permits, its gate) become one lock.
+    KEYS_END_AT_HASH(List.of(R11_1, R11_2, R12_1, R12_2, R12_7),
+            name -> name.indexOf('#') > 0 ? name.substring(0, name.indexOf('#')) : name),
 
     // Exclusion (R1)
     DOUBLE_GRANT_ONE_IN_500(List.of(R1_5)),
@@ -50,7 +54,7 @@ enum Mutant {
     RELEASE_FREES_LATER(List.of(R2_3, R4_3)),
 
     // Expiry (R3)
-    NO_TTL(List.of(R3_1)),
+    NO_TTL(List.of(R3_1, R11_3)),
     TTL_IN_WRONG_UNIT(List.of(R3_2)),
     TTL_ROUNDED_DOWN_TO_SECONDS(List.of(R3_3)),
     CLOCK_200MS_EARLY(List.of(R3_3)),
@@ -60,16 +64,16 @@ enum Mutant {
     TTL_IN_INT_MICROSECONDS(List.of(R3_11)),
 
     // Re-entry and inspect (R4, R8)
-    INSPECT_TOKEN_OFF_BY_ONE(List.of(R4_1, R8_3)),
+    INSPECT_TOKEN_OFF_BY_ONE(List.of(R4_1, R8_3, R13_1)),
     INSPECT_LOSES_THE_THREAD(List.of(R8_3)),
 
     // Fencing (R5)
-    TOKEN_RESTARTS_PER_HOLDING(List.of(R5_1)),
+    TOKEN_RESTARTS_PER_HOLDING(List.of(R5_1, R11_6, R12_6, R13_4)),
     TOKEN_RESTARTS_AFTER_EXPIRY(List.of(R5_2)),
     TOKENS_SHARED_BY_PAIRS(List.of(R5_3)),
 
     // Renewal and loss (R6)
-    RENEW_ALWAYS_TRUE(List.of(R6_4)),
+    RENEW_ALWAYS_TRUE(List.of(R6_4, R13_3)),
     RENEW_DOES_NOT_EXTEND(List.of(R6_1)),
     RENEW_ADDS_THE_TTL(List.of(R6_7)),
     RENEW_SETS_THE_DEFAULT_LEASE(List.of(R6_3, R6_7)),
@@ -93,7 +97,7 @@ enum Mutant {
     // that swallows interrupts is no longer a mutant the kit can see: the shared client waits for provider calls
     // on its own threads, so the caller's interrupt always ends the wait.)
     CANCEL_LEAVES_THE_QUEUE_PLACE(List.of(R7_1, R7_2)),
-    WAITERS_NEVER_GET_IT(List.of(R7_3)),
+    WAITERS_NEVER_GET_IT(List.of(R7_3, R11_5, R12_3, R13_2)),
     NEVER_NOTIFIES(List.of(R7_4, R7_8)),
     // Fires for the first change after subscribing only: R7.4 holds the waiter before the store while the holder
     // takes the lock back, so every wait sees several releases on one subscription.

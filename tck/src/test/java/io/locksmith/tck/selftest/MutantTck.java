@@ -5,6 +5,9 @@ import io.locksmith.mem.MemStore;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.tck.LockTck;
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 
 import java.util.Objects;
 import java.util.UUID;
@@ -14,7 +17,7 @@ import java.util.UUID;
  * (the mutant suite runs it through the launcher, one mutant at a time). Named {@code *Tck} so that surefire does
  * not run it on its own.
  */
-public class MutantTck extends LockTck {
+public class MutantTck extends LockTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     private static volatile Mutant current;
 
