@@ -141,19 +141,40 @@ final class PostgresLockProvider implements LockProvider {
      * @throws LockStoreException                      if the database cannot be reached
      */
     void start() {
-        call(null, "prepare the lock table", connection -> {
-            if (settings.createSchema()) {
-                schema.create(connection, store);
+        // Idempotent, so tried again when the pool's connection turns out dead (SQLState class 08: a server that
+        // restarted or a standby promoted since the pool opened it; the pool drops such a connection when it fails).
+        for (int attempt = 1; ; attempt++) {
+            try {
+                call(null, "prepare the lock table", connection -> {
+                    if (settings.createSchema()) {
+                        schema.create(connection, store);
+                    }
+                    schema.verify(connection, store);
+                    PostgresStandbys.check(connection, store, settings.allowAsyncStandby());
+                    return null;
+                });
+                break;
+            } catch (LockStoreException e) {
+                if (attempt >= 3 || !isDeadConnection(e)) {
+                    throw e;
+                }
             }
-            schema.verify(connection, store);
-            PostgresStandbys.check(connection, store, settings.allowAsyncStandby());
-            return null;
-        });
+        }
         listener.start();
         long period = settings.cleanup().toMillis();
         // Jittered, so that clients started together do not clean up together.
         scheduler.scheduleWithFixedDelay(this::cleanUp, period / 2 + ThreadLocalRandom.current().nextLong(period / 2 + 1),
                 period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether {@code failure} came from a connection that was closed or broken (SQLState class 08). */
+    private static boolean isDeadConnection(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------- acquire
