@@ -1,6 +1,7 @@
 package io.locksmith.internal;
 
 import io.locksmith.DistributedLock;
+import io.locksmith.HolderIdentity;
 import io.locksmith.Lease;
 import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockEvent;
@@ -100,6 +101,18 @@ final class DefaultDistributedLock implements DistributedLock {
         client.ensureOpen();
         CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
         new AsyncDriver<>(new Acquisition(waitNanos, null), result, result::complete).start();
+        return result;
+    }
+
+    /**
+     * As {@link #tryAcquireAsync(Duration)}, for an acquire made on behalf of {@code holder}: a primitive's store lock
+     * taken on one of the client's threads for the caller who asked for the primitive, whose identity it must show.
+     */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration maxWait, HolderIdentity holder) {
+        long waitNanos = waitNanos(maxWait);
+        client.ensureOpen();
+        CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+        new AsyncDriver<>(new Acquisition(waitNanos, null, holder), result, result::complete).start();
         return result;
     }
 
@@ -206,7 +219,7 @@ final class DefaultDistributedLock implements DistributedLock {
         final long start = System.nanoTime();
         final LockProvider provider = client.provider();
         final Backoff backoff = new Backoff(client.waitQueues.isNotifying(), client.maxPollNanos);
-        Owner owner = client.newOwner();
+        Owner owner;
         /** Whether {@link #owner} made a waiting attempt: only then may the store keep a queue place of it. */
         boolean ownerQueued;
         // Store errors and late grants back off from their own sequence: a release notification must not wake a retry
@@ -227,9 +240,15 @@ final class DefaultDistributedLock implements DistributedLock {
         Runnable onSignal;
 
         Acquisition(long maxWaitNanos, Thread thread) {
+            this(maxWaitNanos, thread, null);
+        }
+
+        /** @param holder whom the acquire is made for, or null for the calling thread */
+        Acquisition(long maxWaitNanos, Thread thread, HolderIdentity holder) {
             this.maxWaitNanos = maxWaitNanos;
             this.willWait = maxWaitNanos != 0;
             this.thread = thread;
+            this.owner = holder == null ? client.newOwner() : client.nextOwner(new Owner("-", holder));
             client.acquiring(owner);
         }
 

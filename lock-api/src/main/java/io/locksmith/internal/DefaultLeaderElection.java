@@ -1,6 +1,5 @@
 package io.locksmith.internal;
 
-import io.locksmith.DistributedLock;
 import io.locksmith.HolderIdentity;
 import io.locksmith.LeaderElection;
 import io.locksmith.Lease;
@@ -45,7 +44,9 @@ final class DefaultLeaderElection implements LeaderElection {
 
     private final DefaultLockClient client;
     private final String name;
-    private final DistributedLock lock;
+    private final DefaultDistributedLock lock;
+    /** The candidate's identity, taken on the thread that joined: every campaign's term shows it. */
+    private volatile HolderIdentity candidate;
     private final List<Consumer<Lease>> electedListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<Lease>> revokedListeners = new CopyOnWriteArrayList<>();
     private final List<Observation> observations = new CopyOnWriteArrayList<>();
@@ -55,7 +56,7 @@ final class DefaultLeaderElection implements LeaderElection {
     private boolean closed;
     /** Incremented by every join and leave, so that a campaign of an earlier membership cannot elect. */
     private long membership;
-    private CompletableFuture<Lease> campaign;
+    private CompletableFuture<Optional<Lease>> campaign;
     private Term term;
     private CompletableFuture<Term> nextTerm = new CompletableFuture<>();
     private long retryNanos = FIRST_RETRY_NANOS;
@@ -68,7 +69,7 @@ final class DefaultLeaderElection implements LeaderElection {
         LockOptions termOptions = options.isRenewing()
                 ? options.toBuilder().unboundedHold().reentrant(false).build()
                 : options.toBuilder().reentrant(false).build();
-        this.lock = client.lock(name + "#leader", termOptions);
+        this.lock = (DefaultDistributedLock) client.lock(name + "#leader", termOptions);
     }
 
     @Override
@@ -88,25 +89,46 @@ final class DefaultLeaderElection implements LeaderElection {
                 return;
             }
             joined = true;
+            candidate = client.newOwner().holder();
             current = ++membership;
         }
         campaign(current);
     }
 
     private void campaign(long forMembership) {
-        CompletableFuture<Lease> attempt;
+        // The campaign's place is taken under the monitor; the acquire starts outside it, since its completions call
+        // back into this election from the client's threads.
+        CompletableFuture<Optional<Lease>> attempt = new CompletableFuture<>();
         synchronized (this) {
             if (!joined || forMembership != membership || term != null || campaign != null) {
                 return;
             }
-            try {
-                attempt = lock.acquireAsync(CAMPAIGN_WAIT);
-            } catch (IllegalStateException e) {
-                joined = false; // the client is closed
-                return;
-            }
             campaign = attempt;
         }
+        CompletableFuture<Optional<Lease>> started;
+        try {
+            started = lock.tryAcquireAsync(CAMPAIGN_WAIT, candidate);
+        } catch (IllegalStateException e) {
+            synchronized (this) {
+                joined = false; // the client is closed
+                if (campaign == attempt) {
+                    campaign = null;
+                }
+            }
+            return;
+        }
+        attempt.whenComplete((lease, failure) -> {
+            if (failure instanceof CancellationException) {
+                started.cancel(false); // the lock releases a term granted at the moment of the cancel
+            }
+        });
+        started.whenComplete((lease, failure) -> {
+            if (failure != null) {
+                attempt.completeExceptionally(failure);
+            } else if (!attempt.complete(lease)) {
+                lease.ifPresent(Lease::closeAsync);
+            }
+        });
         attempt.whenComplete((lease, failure) -> {
             synchronized (this) {
                 if (campaign == attempt) {
@@ -114,7 +136,11 @@ final class DefaultLeaderElection implements LeaderElection {
                 }
             }
             if (failure == null) {
-                elected(forMembership, lease);
+                if (lease.isPresent()) {
+                    elected(forMembership, lease.get());
+                } else {
+                    campaign(forMembership); // not elected within this campaign's bound: campaign again
+                }
                 return;
             }
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -201,7 +227,7 @@ final class DefaultLeaderElection implements LeaderElection {
     @Override
     public void leave() {
         Term current;
-        CompletableFuture<Lease> running;
+        CompletableFuture<Optional<Lease>> running;
         synchronized (this) {
             if (!joined) {
                 return;
@@ -221,13 +247,21 @@ final class DefaultLeaderElection implements LeaderElection {
     }
 
     @Override
-    public synchronized boolean isLeader() {
-        return term != null && term.isHeld();
+    public boolean isLeader() {
+        Term current;
+        synchronized (this) {
+            current = term;
+        }
+        return current != null && current.isHeld();
     }
 
     @Override
-    public synchronized OptionalLong term() {
-        return term != null && term.isHeld() ? OptionalLong.of(term.fencingToken()) : OptionalLong.empty();
+    public OptionalLong term() {
+        Term current;
+        synchronized (this) {
+            current = term;
+        }
+        return current != null && current.isHeld() ? OptionalLong.of(current.fencingToken()) : OptionalLong.empty();
     }
 
     @Override
@@ -238,14 +272,16 @@ final class DefaultLeaderElection implements LeaderElection {
                     + "']");
         }
         CompletableFuture<Term> waiting;
+        Term current;
         synchronized (this) {
             if (!joined) {
                 throw new IllegalStateException("this candidate has not joined election '" + name + "'");
             }
-            if (term != null && term.isHeld()) {
-                return term;
-            }
+            current = term;
             waiting = nextTerm;
+        }
+        if (current != null && current.isHeld()) {
+            return current;
         }
         try {
             return waiting.get(DefaultLockClient.saturatedNanos(maxWait), TimeUnit.NANOSECONDS);

@@ -2,6 +2,7 @@ package io.locksmith.internal;
 
 import io.locksmith.DistributedLock;
 import io.locksmith.DistributedSemaphore;
+import io.locksmith.HolderIdentity;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockInfo;
@@ -39,6 +40,8 @@ import java.util.function.Supplier;
  */
 final class SlotSemaphore implements DistributedSemaphore {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("io.locksmith");
+
     /** What a name may leave for the suffix of its permit locks ({@code #permit:255}, {@code #permit/gate}). */
     static final int MAX_NAME_LENGTH = LockNames.MAX_LENGTH - 16;
     private static final long FOREVER = Long.MAX_VALUE;
@@ -48,8 +51,8 @@ final class SlotSemaphore implements DistributedSemaphore {
     private final String kind;
     private final int permits;
     private final LockOptions options;
-    private final DistributedLock gate;
-    private final DistributedLock[] slots;
+    private final DefaultDistributedLock gate;
+    private final DefaultDistributedLock[] slots;
 
     /**
      * @param kind      what it is called in messages ("semaphore", "read-write lock")
@@ -74,10 +77,10 @@ final class SlotSemaphore implements DistributedSemaphore {
         // (a crashed collector's gate runs out at its lease time).
         LockOptions gateOptions = LockOptions.builder().leaseTime(options.leaseTime()).renewing().unboundedHold()
                 .reentrant(false).build();
-        this.gate = client.lock(this.name + namespace + "/gate", gateOptions);
-        this.slots = new DistributedLock[permits];
+        this.gate = (DefaultDistributedLock) client.lock(this.name + namespace + "/gate", gateOptions);
+        this.slots = new DefaultDistributedLock[permits];
         for (int i = 0; i < permits; i++) {
-            slots[i] = client.lock(this.name + namespace + ":" + i, slotOptions);
+            slots[i] = (DefaultDistributedLock) client.lock(this.name + namespace + ":" + i, slotOptions);
         }
     }
 
@@ -185,6 +188,7 @@ final class SlotSemaphore implements DistributedSemaphore {
      */
     static SlotLease awaitHolding(CompletableFuture<SlotLease> holding, String name) {
         try {
+            // Every step of an attempt is bounded (each store lock's acquire by the attempt's deadline), so it ends.
             return holding.get();
         } catch (InterruptedException e) {
             holding.cancel(false);
@@ -248,21 +252,28 @@ final class SlotSemaphore implements DistributedSemaphore {
      * One acquire: the gate, then the permits, first one try each (as many at once as are still needed, from a random
      * start, so collectors do not all probe the same permit first), then a wait on every permit not yet taken, each
      * on the store's release notifications; the first ones granted are kept, the rest cancelled or released.
+     *
+     * <p>Its monitor guards its own fields only: nothing outside (a store lock's acquire, cancel or release, whose
+     * completions call back into this attempt from the client's threads) is called while it is held.
      */
     private final class Attempt {
         final int needed;
         final long deadline;
         final Thread caller;
         final boolean exclusive;
+        /** The caller's identity, taken on its thread: every store lock of the holding shows it. */
+        final HolderIdentity holder = client.newOwner().holder();
         final CompletableFuture<SlotLease> result = new CompletableFuture<>();
-        private final List<Lease> taken = new ArrayList<>();
-        private final List<CompletableFuture<?>> pending = new ArrayList<>();
+        /** Every store wait started; cancelled when the attempt ends (a wait started after that cancels itself). */
+        private final List<CompletableFuture<?>> pending = new java.util.concurrent.CopyOnWriteArrayList<>();
         private final List<Integer> order = new ArrayList<>();
+        // Guarded by this.
+        private final List<Lease> taken = new ArrayList<>();
         private int probed;
         private int waitsLeft;
         private Lease gateLease;
         private long gateToken;
-        private boolean finished;
+        private volatile boolean finished;
 
         Attempt(int needed, long deadline, Thread caller, boolean exclusive) {
             this.needed = needed;
@@ -281,9 +292,9 @@ final class SlotSemaphore implements DistributedSemaphore {
                     finish(null, null);
                 }
             });
-            CompletableFuture<Optional<Lease>> gateWait = gate.tryAcquireAsync(once ? Duration.ZERO : remaining());
+            CompletableFuture<Optional<Lease>> gateWait = gate.tryAcquireAsync(once ? Duration.ZERO : remaining(), holder);
             track(gateWait);
-            gateWait.whenComplete((lease, failure) -> {
+            gateWait.whenComplete((lease, failure) -> guarded(() -> {
                 if (failure != null) {
                     finish(null, failure);
                 } else if (lease.isEmpty()) {
@@ -293,7 +304,7 @@ final class SlotSemaphore implements DistributedSemaphore {
                 } else {
                     probe();
                 }
-            });
+            }));
         }
 
         private Duration remaining() {
@@ -312,33 +323,37 @@ final class SlotSemaphore implements DistributedSemaphore {
             return true;
         }
 
-        private synchronized void track(CompletableFuture<?> future) {
+        /** Registers a store wait; one started after the attempt ended is cancelled at once. */
+        private void track(CompletableFuture<?> future) {
+            pending.add(future);
             if (finished) {
                 future.cancel(false);
-            } else {
-                pending.add(future);
             }
         }
 
         /** One try at each of the next permits, as many at once as are still needed. */
         private void probe() {
-            List<CompletableFuture<Optional<Lease>>> batch = new ArrayList<>();
+            List<Integer> next = new ArrayList<>();
             synchronized (this) {
                 if (finished) {
                     return;
                 }
                 int missing = needed - taken.size();
-                while (batch.size() < missing && probed < permits) {
-                    CompletableFuture<Optional<Lease>> attempt = slots[order.get(probed++)].tryAcquireAsync(Duration.ZERO);
-                    pending.add(attempt);
-                    batch.add(attempt);
+                while (next.size() < missing && probed < permits) {
+                    next.add(order.get(probed++));
                 }
             }
-            if (batch.isEmpty()) {
+            if (next.isEmpty()) {
                 waitForPermits();
                 return;
             }
-            CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
+            List<CompletableFuture<Optional<Lease>>> batch = new ArrayList<>();
+            for (int index : next) {
+                CompletableFuture<Optional<Lease>> attempt = slots[index].tryAcquireAsync(Duration.ZERO, holder);
+                track(attempt);
+                batch.add(attempt);
+            }
+            CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> guarded(() -> {
                 Throwable firstFailure = null;
                 for (CompletableFuture<Optional<Lease>> attempt : batch) {
                     if (attempt.isCompletedExceptionally()) {
@@ -352,7 +367,7 @@ final class SlotSemaphore implements DistributedSemaphore {
                 } else if (!isDone()) {
                     probe();
                 }
-            });
+            }));
         }
 
         /** Every permit not taken yet, waited for at once; the first ones granted are kept. */
@@ -363,8 +378,8 @@ final class SlotSemaphore implements DistributedSemaphore {
                     return;
                 }
                 for (int i = 0; i < permits; i++) {
-                    int index = i;
-                    if (taken.stream().noneMatch(lease -> lease.lockName().equals(slots[index].name()))) {
+                    String slotName = slots[i].name();
+                    if (taken.stream().noneMatch(lease -> lease.lockName().equals(slotName))) {
                         wanted.add(i);
                     }
                 }
@@ -376,17 +391,33 @@ final class SlotSemaphore implements DistributedSemaphore {
                 return;
             }
             for (int index : wanted) {
-                CompletableFuture<Optional<Lease>> wait = slots[index].tryAcquireAsync(left);
+                CompletableFuture<Optional<Lease>> wait = slots[index].tryAcquireAsync(left, holder);
                 track(wait);
-                wait.whenComplete((lease, failure) -> {
+                wait.whenComplete((lease, failure) -> guarded(() -> {
                     if (failure != null && !(failure instanceof CancellationException)) {
                         finish(null, failure);
-                    } else if (lease != null && lease.isPresent()) {
-                        granted(lease.get());
-                    } else {
-                        waitEnded();
+                        return;
                     }
-                });
+                    if (lease != null && lease.isPresent()) {
+                        granted(lease.get());
+                    }
+                    // Granted or not, this wait is over: the last one to end without completing the attempt ends it
+                    // (a time-out). Found by R12.4 on PostgreSQL: a granted wait that did not count left the attempt
+                    // waiting for ever once the other wait timed out.
+                    waitEnded();
+                }));
+            }
+        }
+
+        /**
+         * Runs a step from a store call's completion; a step that throws (the client closed under it) ends the attempt
+         * with that failure, where the completion would otherwise swallow it and leave the caller waiting.
+         */
+        private void guarded(Runnable step) {
+            try {
+                step.run();
+            } catch (RuntimeException | Error e) {
+                finish(null, e);
             }
         }
 
@@ -401,19 +432,30 @@ final class SlotSemaphore implements DistributedSemaphore {
         }
 
         private void granted(Lease lease) {
-            boolean complete;
+            List<Lease> complete = null;
+            boolean kept;
             synchronized (this) {
-                if (finished || taken.size() >= needed) {
-                    complete = false;
-                    lease.closeAsync();
-                } else {
+                kept = !finished && taken.size() < needed;
+                if (kept) {
                     taken.add(lease);
-                    complete = taken.size() == needed;
+                    if (taken.size() == needed) {
+                        complete = List.copyOf(taken);
+                    }
                 }
             }
-            if (complete) {
-                finish(List.copyOf(taken), null);
+            if (!kept) {
+                lease.closeAsync();
+            } else if (complete != null) {
+                finish(complete, null);
             }
+        }
+
+        @Override
+        public synchronized String toString() {
+            return "acquire of " + needed + " permit(s) of " + kind + " '" + name + "': gate " + (gateLease == null
+                    ? "not taken" : "taken") + ", " + taken.size() + " taken, " + probed + " probed, " + waitsLeft
+                    + " waits left, finished " + finished + ", " + pending.stream().filter(f -> !f.isDone()).count()
+                    + " store calls under way";
         }
 
         private synchronized boolean isDone() {
@@ -426,7 +468,6 @@ final class SlotSemaphore implements DistributedSemaphore {
          */
         private void finish(List<Lease> kept, Throwable failure) {
             List<Lease> toRelease;
-            List<CompletableFuture<?>> toCancel;
             Lease gateToRelease;
             long token;
             synchronized (this) {
@@ -435,18 +476,18 @@ final class SlotSemaphore implements DistributedSemaphore {
                 }
                 finished = true;
                 toRelease = kept == null ? List.copyOf(taken) : List.of();
-                toCancel = List.copyOf(pending);
                 gateToRelease = gateLease;
                 token = gateToken;
             }
-            for (CompletableFuture<?> future : toCancel) {
-                future.cancel(false); // a lease granted at the moment of the cancel is released by the lock itself
+            // Each clean-up on its own: one that throws must neither skip the others nor leave the caller waiting.
+            for (CompletableFuture<?> future : pending) {
+                quietly(() -> future.cancel(false)); // a lease granted at the moment of the cancel: released by the lock
             }
             for (Lease lease : toRelease) {
-                lease.closeAsync();
+                quietly(lease::closeAsync);
             }
             if (gateToRelease != null) {
-                gateToRelease.closeAsync();
+                quietly(gateToRelease::closeAsync);
             }
             if (kept != null) {
                 SlotLease lease = new SlotLease(SlotSemaphore.this, kept, token, caller, exclusive);
@@ -458,6 +499,14 @@ final class SlotSemaphore implements DistributedSemaphore {
             } else {
                 result.complete(null);
             }
+        }
+    }
+
+    private void quietly(Runnable cleanup) {
+        try {
+            cleanup.run();
+        } catch (RuntimeException e) {
+            LOG.warn("a clean-up of an acquire of {} '{}' failed", kind, name, e);
         }
     }
 

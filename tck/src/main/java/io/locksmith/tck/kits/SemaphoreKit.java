@@ -43,7 +43,13 @@ public interface SemaphoreKit extends RuleKit {
                     + "' (3 permits) was granted while 3 were held");
             assertTrue(b.tryAcquire(1, timing.shortWait()).isEmpty(), "a 4th permit of semaphore '" + name
                     + "' was granted after a bounded wait while 3 were held");
-            assertEquals(3, a.holders(timing.slack()).size(), "the store should show 3 held permits of '" + name + "'");
+            List<io.locksmith.LockInfo> holders = a.holders(timing.slack());
+            assertEquals(3, holders.size(), "the store should show 3 held permits of '" + name + "'");
+            String thread = Thread.currentThread().getName();
+            for (io.locksmith.LockInfo holder : holders) {
+                assertEquals(thread, holder.holder().thread(), "a permit of '" + name + "' shows the thread of "
+                        + holder.holder() + ", not the one that acquired it (" + thread + ")");
+            }
             assertTrue(one.isHeld() && two.isHeld(), "a holder lost its permits while others tried to take more");
         }
         try (PermitLease one = a.acquire(1, timing.slack())) {

@@ -1,0 +1,95 @@
+package io.locksmith;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The shared client's composition of semaphores, read-write locks and elections, at the edges the kit (PrimitivesTck)
+ * reaches only by chance on a slow store.
+ */
+class PrimitivesTest {
+
+    private final List<LockClient> clients = new ArrayList<>();
+    private final String store = "mem://primitives-" + UUID.randomUUID();
+
+    private LockClient client() {
+        LockClient client = LockClient.open(store);
+        clients.add(client);
+        return client;
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(LockClient::close);
+    }
+
+    /**
+     * An acquire that waits for two permits, gets one of them and never the other must end at its bound: each wait
+     * that ends, granted or not, counts (a granted one that did not count left the acquire waiting for ever; R12.4
+     * found it on PostgreSQL, where a downgrade's releases are slow enough for two waits).
+     */
+    @Test
+    void aWaitThatGetsPartOfWhatItNeedsStillEndsAtItsBound() throws Exception {
+        String name = "partial-" + UUID.randomUUID();
+        DistributedSemaphore holder = client().semaphore(name, 3);
+        PermitLease first = holder.acquire(1, Duration.ofSeconds(2));
+        PermitLease second = holder.acquire(1, Duration.ofSeconds(2));
+        CompletableFuture<PermitLease> all = client().semaphore(name, 3).acquireAsync(3, Duration.ofMillis(800));
+        // Once the acquire holds the free permit its tries are answered, and it waits for the other two.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                .until(() -> holder.holders(Duration.ofSeconds(1)).size() == 3);
+        first.close(); // one of the two waited-for permits comes; the other never does
+        ExecutionException ended = assertThrows(ExecutionException.class, () -> all.get(10, TimeUnit.SECONDS),
+                "the acquire of 3 did not end at its bound");
+        assertInstanceOf(LockTimeoutException.class, ended.getCause());
+        assertTrue(second.isHeld());
+        // Nothing of the timed-out acquire stayed behind: the two free permits and the gate are free.
+        client().semaphore(name, 3).acquire(2, Duration.ofSeconds(2)).close();
+    }
+
+    @Test
+    void aRefusedUpgradeNamesTheLockAndKeepsTheRead() {
+        DistributedReadWriteLock lock = client().readWriteLock("rw-" + UUID.randomUUID());
+        try (Lease read = lock.readLock().acquire(Duration.ofSeconds(2))) {
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> lock.writeLock().acquire(Duration.ofSeconds(30)));
+            assertTrue(refused.getMessage().contains(lock.name()), refused.getMessage());
+            assertTrue(read.isHeld());
+            // Handed off, the read lease is no longer the thread's: the write waits for it like any other caller.
+            read.handOff();
+            assertTrue(lock.writeLock().tryAcquire(Duration.ofMillis(100)).isEmpty());
+        }
+    }
+
+    @Test
+    void aCandidateThatLeavesIsNoLongerLeaderAndTheNextIsElected() {
+        String name = "election-" + UUID.randomUUID();
+        LeaderElection first = client().election(name);
+        LeaderElection second = client().election(name);
+        first.join();
+        Lease term = first.awaitLeadership(Duration.ofSeconds(2));
+        second.join();
+        assertFalse(second.isLeader());
+        first.close();
+        assertFalse(term.isHeld());
+        Lease next = second.awaitLeadership(Duration.ofSeconds(2));
+        assertTrue(next.fencingToken() > term.fencingToken());
+        assertEquals(next.fencingToken(), second.leader(Duration.ofSeconds(1)).orElseThrow().fencingToken());
+        second.close();
+        assertTrue(second.leader(Duration.ofSeconds(1)).isEmpty(), "no leader once every candidate left");
+    }
+}
