@@ -1,5 +1,8 @@
 package io.locksmith.etcd;
 
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.etcd.jetcd.Client;
 import io.locksmith.Capability;
 import io.locksmith.tck.StoreTck;
@@ -9,8 +12,11 @@ import org.junit.jupiter.api.BeforeAll;
 
 import java.util.Set;
 
-/** The full TCK against one etcd member. */
-class EtcdSingleMemberLockTckTest extends StoreTck {
+/**
+ * The full TCK against one etcd member;
+ * and the primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit) on the same server.
+ */
+class EtcdSingleMemberLockTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     private static EtcdCluster etcd;
     private static Client direct;

@@ -1,5 +1,8 @@
 package io.locksmith.postgres;
 
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.locksmith.Capability;
 import io.locksmith.tck.StoreTck;
 import org.junit.jupiter.api.AfterAll;
@@ -8,8 +11,11 @@ import org.junit.jupiter.api.BeforeAll;
 import java.util.EnumSet;
 import java.util.Set;
 
-/** The full TCK against a real PostgreSQL server. */
-class PostgresLockTckTest extends StoreTck {
+/**
+ * The full TCK against a real PostgreSQL server;
+ * and the primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit) on the same server.
+ */
+class PostgresLockTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     private static PostgresServer postgres;
 

@@ -1,5 +1,8 @@
 package io.locksmith.redis;
 
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.locksmith.Capability;
 import io.locksmith.tck.StoreTck;
 import io.locksmith.tck.server.RedisCluster;
@@ -12,8 +15,9 @@ import java.util.Set;
  * The full TCK on a Redis Cluster of three primaries with one replica each (Jedis), every lock on the primary of
  * its slot and acknowledged by that shard's replica ({@code WAIT 1}, the cluster's default). The locks of the kit's
  * batch renewals fall in many slots: each slot's locks are renewed by one script, never {@code CROSSSLOT}.
+ * The primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit) runs in the same class, on the same store.
  */
-class ClusterLockTckTest extends StoreTck {
+class ClusterLockTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     static RedisCluster cluster;
 

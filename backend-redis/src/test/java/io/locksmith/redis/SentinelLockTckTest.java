@@ -1,5 +1,8 @@
 package io.locksmith.redis;
 
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.locksmith.Capability;
 import io.locksmith.tck.StoreTck;
 import org.junit.jupiter.api.AfterAll;
@@ -7,8 +10,11 @@ import org.junit.jupiter.api.BeforeAll;
 
 import java.util.Set;
 
-/** The full TCK on a Sentinel-monitored primary with a replica (Jedis). */
-class SentinelLockTckTest extends StoreTck {
+/**
+ * The full TCK on a Sentinel-monitored primary with a replica (Jedis);
+ * and the primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit) on the same server.
+ */
+class SentinelLockTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     static SentinelGroup group;
 

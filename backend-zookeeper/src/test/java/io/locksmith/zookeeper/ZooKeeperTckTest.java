@@ -1,5 +1,8 @@
 package io.locksmith.zookeeper;
 
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.locksmith.Capability;
 import io.locksmith.tck.StoreTck;
 import io.locksmith.tck.TckTiming;
@@ -9,8 +12,11 @@ import org.junit.jupiter.api.BeforeAll;
 import java.util.EnumSet;
 import java.util.Set;
 
-/** The full TCK against one in-JVM ZooKeeper server. */
-class ZooKeeperTckTest extends StoreTck {
+/**
+ * The full TCK against one in-JVM ZooKeeper server;
+ * and the primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit) on the same server.
+ */
+class ZooKeeperTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     /**
      * What docs/ZOOKEEPER.md promises of a single server and of an ensemble: fencing by the node's zxid, watches for

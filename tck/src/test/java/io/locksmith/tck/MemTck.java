@@ -1,5 +1,8 @@
 package io.locksmith.tck;
 
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.locksmith.mem.MemStore;
 import io.locksmith.Capability;
 
@@ -10,8 +13,9 @@ import java.util.UUID;
 /**
  * Every kit against the in-JVM reference store, through {@link StoreTck} (the rules, the listing and the registry
  * kit): every required rule must pass.
+ * The primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit) runs in the same class, on the same store.
  */
-class MemTck extends StoreTck {
+class MemTck extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     /**
      * What mem:// promises: fencing tokens and release notification. A {@code migrate:} provider over two mem://

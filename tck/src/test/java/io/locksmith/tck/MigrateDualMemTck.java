@@ -1,5 +1,8 @@
 package io.locksmith.tck;
 
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import io.locksmith.Capability;
 import io.locksmith.LockClient;
 import io.locksmith.mem.MemStore;
@@ -10,8 +13,9 @@ import java.util.UUID;
 /**
  * The whole kit against {@code migrate:} over two in-JVM stores in phase {@code dual}: a migrating client
  * must be as good a lock as a plain one. Cross-phase exclusion and tokens: lock-api's MigrationTest.
+ * The primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit) runs in the same class, on the same store.
  */
-class MigrateDualMemTck extends LockTck {
+class MigrateDualMemTck extends LockTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     private final String oldStore = "old-" + UUID.randomUUID();
     private final String newStore = "new-" + UUID.randomUUID();
