@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>How it is stored</h2>
  * Each permit is a lock of its own in the store, named {@code NAME#permit:I} for I from 0 to {@code permits - 1},
- * and acquirers line up on the lock {@code NAME#permits/gate}: so a semaphore is exactly as safe as the store's
+ * and acquirers line up on the lock {@code NAME#permit/gate}: so a semaphore is exactly as safe as the store's
  * locks (the kit's rules, faults included), runs on every store and on {@code migrate:}, and a crashed holder's
  * permits return when their leases run out. One acquirer at a time, the one holding the gate, takes permits; it
  * waits for them on the store's release notifications and holds the gate while it waits, so a request for many
