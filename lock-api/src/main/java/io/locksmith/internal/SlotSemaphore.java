@@ -4,7 +4,6 @@ import io.locksmith.DistributedLock;
 import io.locksmith.DistributedSemaphore;
 import io.locksmith.HolderIdentity;
 import io.locksmith.Lease;
-import io.locksmith.LockClient;
 import io.locksmith.LockInfo;
 import io.locksmith.LockInterruptedException;
 import io.locksmith.LockOptions;

@@ -7,7 +7,6 @@ import io.locksmith.tck.TckRule;
 import io.locksmith.tck.TckTiming;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
