@@ -239,6 +239,11 @@ final class SlotSemaphore implements DistributedSemaphore {
         return held;
     }
 
+    @Override
+    public DistributedLock asLock(int count) {
+        return new SlotLockView(this, count, false, count + " permit(s) of " + kind + " '" + name + "'");
+    }
+
     DefaultLockClient client() {
         return client;
     }
@@ -482,21 +487,42 @@ final class SlotSemaphore implements DistributedSemaphore {
             for (CompletableFuture<?> future : pending) {
                 quietly(() -> future.cancel(false)); // a lease granted at the moment of the cancel: released by the lock
             }
+            List<CompletableFuture<Void>> releases = new ArrayList<>();
             for (Lease lease : toRelease) {
-                quietly(lease::closeAsync);
+                releases.add(releasedQuietly(lease));
             }
             if (gateToRelease != null) {
-                quietly(gateToRelease::closeAsync);
+                releases.add(releasedQuietly(gateToRelease));
             }
-            if (kept != null) {
-                SlotLease lease = new SlotLease(SlotSemaphore.this, kept, token, caller, exclusive);
-                if (!result.complete(lease)) {
-                    lease.closeAsync();
+            // The result waits for the gate and the unkept permits to be given back (each release is bounded by the
+            // client's call limit): a caller's next tryAcquire(n, 0) must not be refused by its own last attempt's
+            // gate. Found by R11.5 under the latency mutant: the kit's newcomer saw its own gate as a waiter's.
+            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).whenComplete((ignored, releaseFailure) -> {
+                if (kept != null) {
+                    SlotLease lease = new SlotLease(SlotSemaphore.this, kept, token, caller, exclusive);
+                    if (!result.complete(lease)) {
+                        lease.closeAsync();
+                    }
+                } else if (failure != null) {
+                    result.completeExceptionally(unwrap(failure));
+                } else {
+                    result.complete(null);
                 }
-            } else if (failure != null) {
-                result.completeExceptionally(unwrap(failure));
-            } else {
-                result.complete(null);
+            });
+        }
+
+        /** A release whose failure is logged, never thrown: the future completes normally either way. */
+        private CompletableFuture<Void> releasedQuietly(Lease lease) {
+            try {
+                return lease.closeAsync().handle((ignored, failure) -> {
+                    if (failure != null) {
+                        LOG.warn("a clean-up of an acquire of {} '{}' failed", kind, name, failure);
+                    }
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                LOG.warn("a clean-up of an acquire of {} '{}' failed", kind, name, e);
+                return CompletableFuture.completedFuture(null);
             }
         }
     }
