@@ -71,4 +71,15 @@ public interface DistributedReadWriteLock {
      * @throws LockLostException            if {@code writeLease} was lost
      */
     Lease downgrade(Lease writeLease);
+
+    /**
+     * Asks the store who holds this lock now, one entry per held reader's share (its holder, fencing token and
+     * remaining lease), waiting at most {@code timeout} in all: a writer holds all {@link #maxReaders()} shares under
+     * one token, each reader one share under its own.
+     *
+     * @throws NullPointerException     if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     * @throws LockStoreException       if the store could not be asked within {@code timeout}
+     */
+    java.util.List<LockInfo> holders(java.time.Duration timeout);
 }

@@ -107,4 +107,19 @@ public interface DistributedSemaphore {
      * @throws LockStoreException       if the store could not be asked within {@code timeout}
      */
     List<LockInfo> holders(Duration timeout);
+
+    /**
+     * This semaphore as a {@link DistributedLock} whose every acquire takes {@code permits} permits, all or none, as
+     * one {@link PermitLease}: for what works with locks ({@code LockTemplate}, {@code ReactiveLocks.withLock}, Kotlin's
+     * {@code withLock}, {@code @Locked}, {@link DistributedLock#asJavaLock()}). Its leases are never re-entered: a
+     * thread that holds permits of this semaphore and asks for more than are left to it is refused at once
+     * ({@link IllegalStateException}) instead of waiting for itself. {@link DistributedLock#isHeldByCurrentThread()}
+     * says whether the calling thread holds permits of this semaphore from a blocking acquire;
+     * {@link DistributedLock#inspect()} gives the first held permit.
+     *
+     * @param permits how many permits each acquire takes
+     * @return the view; cheap, make one per use or keep it
+     * @throws IllegalArgumentException if {@code permits} is not between 1 and {@link #permits()}
+     */
+    DistributedLock asLock(int permits);
 }

@@ -75,6 +75,47 @@ class PrimitivesTest {
         }
     }
 
+    /**
+     * A caller's next zero-wait try right after its own acquire returned must not meet that acquire's gate (the gate was
+     * released after the result: R11.5 under the latency mutant saw the newcomer refused by its own last attempt).
+     */
+    @Test
+    void aZeroWaitTryRightAfterAnAcquireIsNotRefusedByItsOwnGate() {
+        DistributedSemaphore semaphore = client().semaphore("gate-" + UUID.randomUUID(), 4);
+        for (int round = 0; round < 200; round++) {
+            PermitLease lease = semaphore.tryAcquire(1, Duration.ZERO).orElseThrow(
+                    () -> new AssertionError("a zero-wait try of a free semaphore was refused"));
+            lease.close();
+        }
+    }
+
+    @Test
+    void aSemaphoreAsALockTakesItsPermitsAndRefusesToWaitForItself() throws Exception {
+        String name = "as-lock-" + UUID.randomUUID();
+        DistributedSemaphore semaphore = client().semaphore(name, 3);
+        DistributedLock two = semaphore.asLock(2);
+        assertThrows(IllegalArgumentException.class, () -> semaphore.asLock(0));
+        assertThrows(IllegalArgumentException.class, () -> semaphore.asLock(4));
+        try (Lease lease = two.acquire(Duration.ofSeconds(2))) {
+            assertEquals(2, ((PermitLease) lease).permits());
+            assertTrue(two.isHeldByCurrentThread());
+            assertEquals(2, semaphore.holders(Duration.ofSeconds(1)).size());
+            // One permit is left to this thread: asking for two more would wait for itself.
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> two.acquire(Duration.ofSeconds(30)));
+            assertTrue(refused.getMessage().contains(name), refused.getMessage());
+            try (Lease one = semaphore.asLock(1).acquire(Duration.ofSeconds(2))) {
+                assertTrue(one.isHeld());
+            }
+            // Another client's view of the same semaphore waits, then gets them once they are released.
+            CompletableFuture<Lease> other = client().semaphore(name, 3).asLock(2).acquireAsync(Duration.ofSeconds(10));
+            assertFalse(other.isDone());
+            lease.close();
+            other.get(10, TimeUnit.SECONDS).close();
+        }
+        assertFalse(two.isHeldByCurrentThread());
+    }
+
     @Test
     void aCandidateThatLeavesIsNoLongerLeaderAndTheNextIsElected() {
         String name = "election-" + UUID.randomUUID();

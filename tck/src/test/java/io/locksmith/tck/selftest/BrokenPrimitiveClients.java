@@ -214,6 +214,11 @@ final class BrokenPrimitiveClients {
         public List<LockInfo> holders(Duration timeout) {
             return delegate.holders(timeout);
         }
+
+        @Override
+        public DistributedLock asLock(int permits) {
+            return delegate.asLock(permits);
+        }
     }
 
     static class ForwardingReadWriteLock implements DistributedReadWriteLock {
@@ -226,6 +231,11 @@ final class BrokenPrimitiveClients {
         @Override
         public String name() {
             return delegate.name();
+        }
+
+        @Override
+        public List<LockInfo> holders(Duration timeout) {
+            return delegate.holders(timeout);
         }
 
         @Override
