@@ -25,7 +25,7 @@ import java.lang.annotation.Target;
  * {@link io.locksmith.LockStoreException} naming the lock is thrown; with {@link OnFailure#SKIP} the call returns
  * {@code null} (an empty {@code Optional} for {@code Optional} methods); a {@link LockFailureHandler} bean may
  * decide instead ({@link #failureHandler()}). Re-entry from the same thread (a {@code @Locked} method calling
- * another with the same name) is counted locally and shares the fencing token.
+ * another with the same name) of a mutex is counted locally and shares the fencing token.
  *
  * <h2>Asynchronous methods</h2>
  * A method returning {@code CompletableFuture} or {@code CompletionStage}, {@code Mono} or {@code Flux}, and a Kotlin
@@ -45,6 +45,23 @@ import java.lang.annotation.Target;
  * On a class, the annotation guards every public method the class declares (not those of {@code Object}); an
  * annotation on a method replaces the class's for that method. Every {@code #parameter} of the name must exist
  * in every such method.
+ *
+ * <h2>Read, write and permits</h2>
+ * By default the name is a mutex. {@link #mode()} {@link Mode#READ} or {@link Mode#WRITE} takes the read or the
+ * write lock of the read-write lock of that name ({@link io.locksmith.LockClient#readWriteLock}, admitting
+ * {@link #maxReaders()} readers): many readers share it, a writer is alone, a waiting writer keeps new readers out.
+ * {@link #semaphore()} {@code = N} takes {@link #permits()} permits (1 by default) of the semaphore of N permits of
+ * that name ({@link io.locksmith.LockClient#semaphore}): at most N permits are held at once across every instance;
+ * every user of a name must give the same N (and the same {@code maxReaders}). These leases are never re-entered:
+ * a nested call that would wait for its own thread's lease (a write under a read or a write, more permits than are
+ * left) fails at once with {@link IllegalStateException}; a read under a read takes a second read lease. Read,
+ * write and permit leases draw their fencing tokens from one increasing sequence per name (SPEC R12.6, R11.6): a
+ * resource can reject a writer whose lease ran out before a later reader or writer came in.
+ * <pre>{@code
+ * @Locked(name = "'catalog'", mode = Locked.Mode.READ)    public Price price(String sku) { ... }
+ * @Locked(name = "'catalog'", mode = Locked.Mode.WRITE)   public void reprice(...) { ... }
+ * @Locked(name = "'exports'", semaphore = 4)              public void export(...) { ... } // 4 at once
+ * }</pre>
  *
  * <h2>Inside the method</h2>
  * {@link LockContext#currentLease()} and {@link LockContext#currentFencingToken()} give the lease of the
@@ -102,6 +119,37 @@ public @interface Locked {
      * empty for none. Not together with {@link #onFailure()} {@code THROW} or {@code SKIP}.
      */
     String failureHandler() default "";
+
+    /**
+     * What the name locks: a mutex ({@link Mode#EXCLUSIVE}, the default), or the read or write lock of a read-write
+     * lock. Not together with {@link #semaphore()}.
+     */
+    Mode mode() default Mode.EXCLUSIVE;
+
+    /**
+     * How many readers the read-write lock of a {@link Mode#READ} or {@link Mode#WRITE} method admits at once, 1 to
+     * 256; the same for every user of the name. Only with those modes.
+     */
+    int maxReaders() default io.locksmith.DistributedReadWriteLock.DEFAULT_MAX_READERS;
+
+    /**
+     * The size of the semaphore to take {@link #permits()} permits of, 1 to 256; 0 (the default) for none. The same
+     * for every user of the name.
+     */
+    int semaphore() default 0;
+
+    /** How many permits of the {@link #semaphore()} one call takes, all or none: 1 to its size. Only with it. */
+    int permits() default 1;
+
+    /** What a {@code @Locked} method's name locks. */
+    enum Mode {
+        /** A mutex: one holder at a time, re-entrant on its thread. */
+        EXCLUSIVE,
+        /** The read lock of a read-write lock: shared with other readers, never with a writer. */
+        READ,
+        /** The write lock of a read-write lock: alone, no reader and no other writer. */
+        WRITE
+    }
 
     /** Lease renewal while a {@code @Locked} method runs. */
     enum Renewal {

@@ -44,9 +44,18 @@ final class LockedExecution {
      * @throws LockStoreException   if the store failed or is not reachable
      */
     static Lease acquire(LockClient client, String name, LockOptions options, Duration wait) {
+        return acquire(options == null ? client.lock(name) : client.lock(name, options), wait);
+    }
+
+    /**
+     * Acquires {@code lock} (a mutex, a read or write lock, or a semaphore's permits), waiting at most {@code wait}.
+     *
+     * @throws LockTimeoutException if the lock stayed busy
+     * @throws LockStoreException   if the store failed or is not reachable
+     */
+    static Lease acquire(DistributedLock lock, Duration wait) {
         CALLER_REPORTS_FAILURE.set(Boolean.TRUE);
         try {
-            DistributedLock lock = options == null ? client.lock(name) : client.lock(name, options);
             return lock.acquire(wait);
         } finally {
             CALLER_REPORTS_FAILURE.remove();

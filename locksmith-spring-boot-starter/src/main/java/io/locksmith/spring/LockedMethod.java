@@ -49,6 +49,10 @@ final class LockedMethod {
     private final Duration lease;
     private final Duration maxHold;
     private final Locked.Renewal renewal;
+    private final Locked.Mode mode;
+    private final int maxReaders;
+    private final int semaphore;
+    private final int permits;
     private final FailureStrategy failureStrategy;
     private final String failureHandler;
     private final Execution execution;
@@ -97,6 +101,11 @@ final class LockedMethod {
         this.lease = duration(placeholders.apply(locked.leaseTime()), "leaseTime", false);
         this.maxHold = duration(placeholders.apply(locked.maxHold()), "maxHold", false);
         this.renewal = locked.renewal();
+        this.mode = locked.mode();
+        this.maxReaders = locked.maxReaders();
+        this.semaphore = locked.semaphore();
+        this.permits = locked.permits();
+        checkPrimitive();
         String handler = placeholders.apply(locked.failureHandler()).strip();
         if (!handler.isEmpty()) {
             if (locked.onFailure() != Locked.OnFailure.DEFAULT) {
@@ -159,6 +168,52 @@ final class LockedMethod {
     String shortName() {
         return method.getDeclaringClass().getSimpleName() + "." + method.getName()
                 + (method.getParameterCount() == 0 ? "()" : "(..)");
+    }
+
+    private void checkPrimitive() {
+        int limit = io.locksmith.DistributedSemaphore.MAX_PERMITS;
+        if (semaphore != 0 && mode != Locked.Mode.EXCLUSIVE) {
+            throw invalid("semaphore = " + semaphore + " and mode = " + mode + " are both set; a name is either a"
+                    + " semaphore or a read-write lock", null);
+        }
+        if (semaphore < 0 || semaphore > limit) {
+            throw invalid("semaphore must be between 1 and " + limit + " permits (or 0 for none), was " + semaphore,
+                    null);
+        }
+        if (semaphore == 0 && permits != 1) {
+            throw invalid("permits = " + permits + " needs semaphore = N, the size of the semaphore to take them of",
+                    null);
+        }
+        if (semaphore > 0 && (permits < 1 || permits > semaphore)) {
+            throw invalid("permits must be between 1 and the semaphore's " + semaphore + ", was " + permits, null);
+        }
+        boolean readWrite = mode == Locked.Mode.READ || mode == Locked.Mode.WRITE;
+        if (maxReaders != io.locksmith.DistributedReadWriteLock.DEFAULT_MAX_READERS
+                && (!readWrite || maxReaders < 1 || maxReaders > limit)) {
+            throw invalid(readWrite ? "maxReaders must be between 1 and " + limit + ", was " + maxReaders
+                    : "maxReaders = " + maxReaders + " needs mode = READ or WRITE", null);
+        }
+    }
+
+    /** Whether the lock is a re-entrant mutex (the default mode), rather than a read, write or permit lease. */
+    boolean isMutex() {
+        return mode == Locked.Mode.EXCLUSIVE && semaphore == 0;
+    }
+
+    /**
+     * What one call takes: the mutex of {@code name}, the read or write lock of its read-write lock, or permits of
+     * its semaphore, with this annotation's options over the client's defaults.
+     */
+    io.locksmith.DistributedLock target(io.locksmith.LockClient client, String name) {
+        if (isMutex()) {
+            return overridesOptions() ? client.lock(name, options(client.lock(name).options())) : client.lock(name);
+        }
+        LockOptions options = options(client.lock(name).options());
+        if (semaphore > 0) {
+            return client.semaphore(name, semaphore, options).asLock(permits);
+        }
+        io.locksmith.DistributedReadWriteLock lock = client.readWriteLock(name, options, maxReaders);
+        return mode == Locked.Mode.READ ? lock.readLock() : lock.writeLock();
     }
 
     /** Whether the annotation overrides any lease option of the client's defaults. */
@@ -390,6 +445,7 @@ final class LockedMethod {
 
     @Override
     public String toString() {
-        return "@Locked(" + nameSource + ") " + method;
+        return "@Locked(" + nameSource + (mode != Locked.Mode.EXCLUSIVE ? ", " + mode : "")
+                + (semaphore > 0 ? ", " + permits + " of " + semaphore + " permits" : "") + ") " + method;
     }
 }

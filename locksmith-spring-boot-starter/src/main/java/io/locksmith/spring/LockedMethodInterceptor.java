@@ -4,7 +4,6 @@ import io.locksmith.DistributedLock;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockException;
-import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
 import io.locksmith.LockTimeoutException;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -59,8 +58,7 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         }
         Lease lease;
         try {
-            LockOptions options = locked.overridesOptions() ? locked.options(locks.lock(name).options()) : null;
-            lease = LockedExecution.acquire(locks, name, options, wait);
+            lease = LockedExecution.acquire(locked.target(locks, name), wait);
         } catch (LockTimeoutException | LockStoreException notObtained) {
             return onFailure(locked, invocation, name, wait, notObtained);
         }
@@ -76,8 +74,7 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         AsyncLockedCall call = new AsyncLockedCall() {
             @Override
             public DistributedLock lock() {
-                return locked.overridesOptions() ? locks.lock(name, locked.options(locks.lock(name).options()))
-                        : locks.lock(name);
+                return locked.target(locks, name);
             }
 
             @Override

@@ -94,6 +94,23 @@ public class LocksmithAutoConfiguration {
                     SingletonSupplier.of(() -> asyncExecutor(beanFactory)));
         }
 
+        /** The {@link LeaderOnly @LeaderOnly} support: its elections, joined at start and left at stop. */
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        @ConditionalOnMissingBean
+        static LeaderOnlyAdvisor leaderOnlyAdvisor(ObjectProvider<LockClient> client, Environment environment) {
+            int order = environment.getProperty("locksmith.annotation.order", Integer.class,
+                    LockedMethodAdvisor.DEFAULT_ORDER);
+            return new LeaderOnlyAdvisor(new LeaderOnlyCandidates(client), environment::resolveRequiredPlaceholders,
+                    order);
+        }
+
+        /** Joins the elections of the {@code @LeaderOnly} methods when the application starts; leaves at stop. */
+        @Bean
+        static org.springframework.context.SmartLifecycle leaderOnlyCandidates(LeaderOnlyAdvisor advisor) {
+            return advisor.candidates();
+        }
+
         /**
          * Where a {@code CompletionStage} method runs once its lock is granted: the application's task executor (Spring
          * Boot's {@code applicationTaskExecutor}), else CompletableFuture's default pool. Never the lock client's
