@@ -30,6 +30,8 @@ import java.util.stream.Collectors;
                         + "remaining lease, and the waiters where the store keeps a queue.",
                 "--prefix lists the held locks whose names start with a prefix, through the store's backend: mem://, "
                         + "Redis (single, Sentinel, RedLock), ZooKeeper, etcd and PostgreSQL can list.",
+                "--semaphore, --read-write and --election show a primitive's holders: each permit lease with its "
+                        + "permits, the readers or the writer, the current leader and its term.",
                 "Reads only."})
 final class InspectCommand implements Callable<Integer> {
 
@@ -45,6 +47,19 @@ final class InspectCommand implements Callable<Integer> {
     @Option(names = "--prefix", paramLabel = "PREFIX", description = "Also inspect every held lock whose name starts with PREFIX.")
     String prefix;
 
+    @Option(names = "--semaphore", paramLabel = "NAME=PERMITS",
+            description = "Show the permit leases of the semaphore NAME of PERMITS permits (repeatable).")
+    List<String> semaphores = new ArrayList<>();
+
+    @Option(names = "--read-write", paramLabel = "NAME[=READERS]",
+            description = "Show the readers or the writer of the read-write lock NAME (READERS: its maxReaders, "
+                    + "default 16; repeatable).")
+    List<String> readWriteLocks = new ArrayList<>();
+
+    @Option(names = "--election", paramLabel = "NAME", description = "Show the current leader and term of the "
+            + "election NAME, or that there is none (repeatable).")
+    List<String> elections = new ArrayList<>();
+
     @Option(names = "--json", description = "Print JSON for scripts.")
     boolean json;
 
@@ -56,11 +71,15 @@ final class InspectCommand implements Callable<Integer> {
     @SuppressWarnings("try") // the resource is held for its scope only
     public Integer call() {
         String uri = store.uri();
-        if (names.isEmpty() && prefix == null) {
-            throw new UsageException("give at least one lock NAME, or --prefix PREFIX");
+        if (names.isEmpty() && prefix == null && semaphores.isEmpty() && readWriteLocks.isEmpty()
+                && elections.isEmpty()) {
+            throw new UsageException("give at least one lock NAME, or --prefix PREFIX, --semaphore, --read-write or"
+                    + " --election");
         }
         Duration listTimeout = DoctorCommand.parseDuration(timeout, "--timeout");
+        List<PrimitiveHolders.Query> primitives = PrimitiveHolders.queries(semaphores, readWriteLocks, elections);
         Map<String, Optional<LockInfo>> results = new LinkedHashMap<>();
+        List<PrimitiveHolders.Result> primitiveResults = new ArrayList<>();
         try (Progress ignored = Progress.start(spec.commandLine().getErr(), "inspecting",
                 () -> results.size() + " of " + names.size());
              LockClient client = StoreConnection.open(uri, listTimeout)) {
@@ -72,12 +91,18 @@ final class InspectCommand implements Callable<Integer> {
                     results.putIfAbsent(held.lockName(), Optional.of(held));
                 }
             }
+            for (PrimitiveHolders.Query query : primitives) {
+                primitiveResults.add(query.read(client, listTimeout));
+            }
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            printJson(out, uri, results);
+            printJson(out, uri, results, primitiveResults);
         } else {
-            printTable(out, results);
+            if (!names.isEmpty() || prefix != null) {
+                printTable(out, results);
+            }
+            PrimitiveHolders.printTable(out, primitiveResults);
         }
         return ExitCode.OK;
     }
@@ -115,7 +140,8 @@ final class InspectCommand implements Callable<Integer> {
         table.print(out);
     }
 
-    private static void printJson(PrintWriter out, String uri, Map<String, Optional<LockInfo>> results) {
+    private static void printJson(PrintWriter out, String uri, Map<String, Optional<LockInfo>> results,
+                                  List<PrimitiveHolders.Result> primitives) {
         List<Object> locks = new ArrayList<>();
         for (Map.Entry<String, Optional<LockInfo>> entry : results.entrySet()) {
             Map<String, Object> item = new LinkedHashMap<>();
@@ -132,10 +158,14 @@ final class InspectCommand implements Callable<Integer> {
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("uri", LockUri.redact(uri));
         document.put("locks", locks);
+        if (!primitives.isEmpty()) {
+            document.put("primitives", primitives.stream().map(PrimitiveHolders.Result::toJson)
+                    .collect(Collectors.toList()));
+        }
         out.println(Json.write(document));
     }
 
-    private static Map<String, Object> holder(HolderIdentity holder) {
+    static Map<String, Object> holder(HolderIdentity holder) {
         Map<String, Object> item = new LinkedHashMap<>();
         item.put("clientId", holder.clientId());
         item.put("process", holder.process());
