@@ -51,7 +51,7 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor {
             return invocation.proceed();
         }
         LeaderOnlyCandidates.Candidate candidate = candidates().candidate(name);
-        Lease term = candidate.currentTerm();
+        Lease term = candidate == null ? null : candidate.currentTerm();
         if (term == null) {
             LOG.debug("@LeaderOnly {}: not the leader of '{}', call skipped", invocation.getMethod().getName(), name);
             return invocation.getMethod().getReturnType() == Optional.class ? Optional.empty() : null;

@@ -28,6 +28,8 @@ final class LeaderOnlyCandidates implements SmartLifecycle {
     private final Set<String> names = ConcurrentHashMap.newKeySet();
     private final Map<String, Candidate> candidates = new ConcurrentHashMap<>();
     private volatile boolean running;
+    /** Set by {@link #stop()}: a call that comes after (a last tick during shutdown) must not join again. */
+    private volatile boolean stopped;
 
     LeaderOnlyCandidates(ObjectProvider<LockClient> client) {
         this.client = client;
@@ -41,13 +43,20 @@ final class LeaderOnlyCandidates implements SmartLifecycle {
         }
     }
 
-    /** The joined candidate of {@code name}, joining it now if it is not yet. */
+    /**
+     * The joined candidate of {@code name}, joining it now if it is not yet; null once the application is stopping
+     * (the call is then skipped).
+     */
     Candidate candidate(String name) {
+        if (stopped) {
+            return null;
+        }
         return candidates.computeIfAbsent(name, key -> new Candidate(client.getObject().election(key)));
     }
 
     @Override
     public void start() {
+        stopped = false;
         running = true;
         for (String name : names) {
             try {
@@ -62,6 +71,7 @@ final class LeaderOnlyCandidates implements SmartLifecycle {
 
     @Override
     public void stop() {
+        stopped = true;
         running = false;
         List<Candidate> all = new ArrayList<>(candidates.values());
         candidates.clear();

@@ -104,6 +104,11 @@ class LeaderOnlyTest {
             ((ConfigurableApplicationContext) (leader == one ? first : second)).close();
             await().atMost(Duration.ofSeconds(10)).until(() -> follower.bill().isPresent());
             assertThat(follower.bill().orElseThrow()).isGreaterThan(term);
+            // A last tick of the stopped application (its scheduler not shut down yet) is skipped: it does not join
+            // again, and the new leader keeps its term.
+            assertThat(leader.bill()).isEmpty();
+            long newTerm = follower.bill().orElseThrow();
+            assertThat(follower.bill()).contains(newTerm);
         }));
     }
 
