@@ -89,6 +89,57 @@ class PrimitivesTest {
         }
     }
 
+    /**
+     * An acquire whose gate is lost while it collects permits must not complete with that gate's token: an acquirer
+     * that passed the gate after it has a greater token, and may have come and gone. Found by the safety run of the
+     * write-lock shape on ZooKeeper (a client cut off lost its gate and, on reconnecting, completed with its old
+     * token: token order violations, every write of it rejected by the fence).
+     */
+    @Test
+    void anAcquireThatLostItsGateQueuesAgainForANewerToken() throws Exception {
+        String storeName = "primitives-gate-" + UUID.randomUUID();
+        String name = "requeue-" + UUID.randomUUID();
+        String gate = name + "#permit/gate";
+        LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofSeconds(1)).renewing().build();
+        java.util.concurrent.CountDownLatch gateLost = new java.util.concurrent.CountDownLatch(1);
+        LockClient collector = LockClient.builder().uri("mem://" + storeName).listener(event -> {
+            if (event.type() == LockEvent.Type.LOST && event.lockName().equals(gate)) {
+                gateLost.countDown();
+            }
+        }).build();
+        clients.add(collector);
+        LockClient others = LockClient.open("mem://" + storeName);
+        clients.add(others);
+        PermitLease held = others.semaphore(name, 2, shortLease).acquire(1, Duration.ofSeconds(2));
+        CompletableFuture<PermitLease> both = collector.semaphore(name, 2, shortLease)
+                .acquireAsync(2, Duration.ofSeconds(20));
+        // It holds the gate and the free permit, and waits for the other.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+                others.semaphore(name, 2, shortLease).holders(Duration.ofSeconds(1)).size() == 2);
+        long oldGateToken = others.inspect(gate).orElseThrow().fencingToken();
+        io.locksmith.mem.MemStore.named(storeName).expire(gate);
+        assertTrue(gateLost.await(10, TimeUnit.SECONDS), "the collector was never told its gate was lost");
+        // Another acquirer passes the gate after it, and gets the permit the first holder frees.
+        CompletableFuture<PermitLease> one = others.semaphore(name, 2, shortLease).acquireAsync(1, Duration.ofSeconds(20));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+                others.inspect(gate).map(info -> info.fencingToken() > oldGateToken).orElse(false));
+        held.close();
+        CompletableFuture.anyOf(one, both).get(10, TimeUnit.SECONDS);
+        if (both.isDone() && !one.isDone()) {
+            throw new AssertionError("the acquire that lost its gate (token " + oldGateToken + ") completed with token "
+                    + both.join().fencingToken() + " while one that passed the gate after it still waited");
+        }
+        PermitLease later = one.get(10, TimeUnit.SECONDS);
+        long laterToken = later.fencingToken();
+        later.close();
+        try (PermitLease collected = both.get(10, TimeUnit.SECONDS)) {
+            assertTrue(collected.fencingToken() > laterToken, "the acquire that lost its gate (token " + oldGateToken
+                    + ") completed with token " + collected.fencingToken() + ", not above the token " + laterToken
+                    + " of a lease granted and released before it");
+            assertEquals(2, collected.permits());
+        }
+    }
+
     @Test
     void aSemaphoreAsALockTakesItsPermitsAndRefusesToWaitForItself() throws Exception {
         String name = "as-lock-" + UUID.randomUUID();

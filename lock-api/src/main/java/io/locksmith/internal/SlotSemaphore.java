@@ -470,7 +470,7 @@ final class SlotSemaphore implements DistributedSemaphore {
          * Ends the attempt once: with the permits, or with nothing (a time-out when {@code failure} is null). Whatever
          * is not kept is released, every wait still running is cancelled, and the gate is passed on.
          */
-        private void finish(List<Lease> kept, Throwable failure) {
+        private void finish(List<Lease> collected, Throwable failure) {
             List<Lease> toRelease;
             Lease gateToRelease;
             long token;
@@ -479,9 +479,23 @@ final class SlotSemaphore implements DistributedSemaphore {
                     return;
                 }
                 finished = true;
-                toRelease = kept == null ? List.copyOf(taken) : List.of();
                 gateToRelease = gateLease;
                 token = gateToken;
+            }
+            // The lease's token is the gate's: it is the newest only while the gate is still held (no other acquirer
+            // can have passed the gate before this client is told its gate lease is lost, R3.3). An attempt whose gate
+            // or a permit was lost while it collected (its session ended, it was cut off) gives everything back and
+            // queues again. Found by the safety run of the write-lock shape on ZooKeeper: such an attempt completed
+            // later with its old gate token, below the tokens of holders that had come and gone meanwhile.
+            boolean requeue = collected != null && (gateToRelease == null || !gateToRelease.isHeld()
+                    || !collected.stream().allMatch(Lease::isHeld));
+            List<Lease> kept = requeue ? null : collected;
+            synchronized (this) {
+                toRelease = kept == null ? List.copyOf(taken) : List.of();
+            }
+            if (requeue) {
+                LOG.debug("an acquire of {} '{}' lost its gate or a permit (gate token {}) while it collected permits;"
+                        + " it queues again", kind, name, token);
             }
             // Each clean-up on its own: one that throws must neither skip the others nor leave the caller waiting.
             for (CompletableFuture<?> future : pending) {
@@ -498,7 +512,9 @@ final class SlotSemaphore implements DistributedSemaphore {
             // client's call limit): a caller's next tryAcquire(n, 0) must not be refused by its own last attempt's
             // gate. Found by R11.5 under the latency mutant: the kit's newcomer saw its own gate as a waiter's.
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).whenComplete((ignored, releaseFailure) -> {
-                if (kept != null) {
+                if (requeue) {
+                    requeue();
+                } else if (kept != null) {
                     SlotLease lease = new SlotLease(SlotSemaphore.this, kept, token, caller, exclusive);
                     if (!result.complete(lease)) {
                         lease.closeAsync();
@@ -509,6 +525,34 @@ final class SlotSemaphore implements DistributedSemaphore {
                     result.complete(null);
                 }
             });
+        }
+
+        /**
+         * Starts this acquire again with the same deadline (one try if it has passed) and gives the caller what that
+         * attempt gives; cancelling the caller's future cancels it.
+         */
+        private void requeue() {
+            if (result.isDone()) {
+                return; // cancelled meanwhile
+            }
+            Attempt again = new Attempt(needed, deadline, caller, exclusive);
+            result.whenComplete((lease, failure) -> {
+                if (failure instanceof CancellationException) {
+                    again.result.cancel(false);
+                }
+            });
+            again.result.whenComplete((lease, failure) -> {
+                if (failure != null) {
+                    result.completeExceptionally(unwrap(failure));
+                } else if (!result.complete(lease) && lease != null) {
+                    lease.closeAsync();
+                }
+            });
+            try {
+                again.begin(deadline != FOREVER && deadline - System.nanoTime() <= 0);
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e); // the client closed meanwhile
+            }
         }
 
         /** A release whose failure is logged, never thrown: the future completes normally either way. */
