@@ -1,5 +1,7 @@
 package io.locksmith.safety;
 
+import io.locksmith.tck.LockShape;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,12 +18,15 @@ import java.util.List;
  * ./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests      # every deployment, 60 s each
  * ./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests -Dsafety.args="--duration 30s redis-sentinel etcd-3"
  * </pre>
- * Arguments: {@code [--duration 60s] [--operations N] [--every-fault T] [--locks K] [--reports DIR] [deployment ...]};
+ * Arguments: {@code [--duration 60s] [--operations N] [--every-fault T] [--locks K] [--shape mutex|write-lock|semaphore]
+ * [--reports DIR] [deployment ...]};
  * with {@code --operations} a run lasts until N lock-protected operations are done and the duration is only its cap;
  * with {@code --every-fault} too, it also goes on until each fault the deployment supports completed T times
  * ({@link SafetyRun#everyFault(int)});
  * with {@code --locks} the clients contend for K locks at once, each with its own fenced register (the operations
- * are their sum, drawn from one budget). Deployments:
+ * are their sum, drawn from one budget); with {@code --shape} other than {@code mutex} every holding is an exclusive use
+ * of that primitive ({@link SafetyRun#shape(LockShape)}), and the reports are named {@code <deployment>-<shape>.md},
+ * {@code .json} and {@code summary-<shape>.md} so that they sit beside the mutex's. Deployments:
  * {@link Deployments#names()}.
  */
 public final class SafetyMain {
@@ -34,6 +39,7 @@ public final class SafetyMain {
         int operations = 0;
         int everyFault = 0;
         int locks = 1;
+        LockShape shape = LockShape.MUTEX;
         Path reports = Path.of("reports");
         List<String> names = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
@@ -42,6 +48,7 @@ public final class SafetyMain {
                 case "--operations" -> operations = Integer.parseInt(args[++i]);
                 case "--every-fault" -> everyFault = Integer.parseInt(args[++i]);
                 case "--locks" -> locks = Integer.parseInt(args[++i]);
+                case "--shape" -> shape = LockShape.fromArgument(args[++i]);
                 case "--reports" -> reports = Path.of(args[++i]);
                 default -> names.add(args[i]);
             }
@@ -52,30 +59,35 @@ public final class SafetyMain {
         String command = "./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests -Dsafety.args=\"--duration "
                 + duration.toSeconds() + "s" + (operations > 0 ? " --operations " + operations : "")
                 + (everyFault > 0 ? " --every-fault " + everyFault : "")
-                + (locks > 1 ? " --locks " + locks : "") + " %s\"";
+                + (locks > 1 ? " --locks " + locks : "")
+                + (shape != LockShape.MUTEX ? " --shape " + shape.argument() : "") + " %s\"";
+        String suffix = shape == LockShape.MUTEX ? "" : "-" + shape.argument();
         boolean allSafe = true;
         List<String> results = new ArrayList<>();
         results.add("| deployment | s | operations (failed) | " + String.join(" | ", faultHeadings())
                 + " | overlaps | stale writes accepted / rejected | token order violations | verdict |");
         results.add("|---|---|---|" + "---|".repeat(Fault.values().length) + "---|---|---|---|");
         for (String name : names) {
-            System.out.println("safety run on " + name + " for " + duration.toSeconds() + " s ...");
+            System.out.println("safety run on " + name + suffix + " for " + duration.toSeconds() + " s ...");
             try (Deployment deployment = Deployments.start(name)) {
-                SafetyRun run = SafetyRun.on(deployment).duration(duration).locks(locks).everyFault(everyFault);
+                SafetyRun run = SafetyRun.on(deployment).duration(duration).locks(locks).everyFault(everyFault)
+                        .shape(shape);
                 SafetyReport report = (operations > 0 ? run.operations(operations) : run).run();
-                write(reports.resolve(name + ".md"), report.toMarkdown(String.format(command, name)));
-                write(reports.resolve(name + ".json"), report.toJson());
-                results.add(row(name, report));
+                write(reports.resolve(name + suffix + ".md"), report.toMarkdown(String.format(command, name)));
+                write(reports.resolve(name + suffix + ".json"), report.toJson());
+                results.add(row(name + suffix, report));
                 allSafe &= report.isSafe();
-                System.out.println(name + ": " + (report.isSafe() ? "SAFE" : "UNSAFE") + "; " + report.workload());
+                System.out.println(name + suffix + ": " + (report.isSafe() ? "SAFE" : "UNSAFE") + "; " + report.workload());
             } catch (RuntimeException e) {
                 allSafe = false;
-                results.add("| " + name + " | - | - |" + " - |".repeat(Fault.values().length) + " - | - | - | FAILED TO RUN: "
+                results.add("| " + name + suffix + " | - | - |" + " - |".repeat(Fault.values().length) + " - | - | - | FAILED TO RUN: "
                         + String.valueOf(e.getMessage()).replace('\n', ' ').replace("|", "/") + " |");
                 e.printStackTrace();
             }
         }
-        write(reports.resolve("summary.md"), "# Safety runs\n\n" + String.join("\n", results) + "\n");
+        write(reports.resolve("summary" + suffix + ".md"), "# Safety runs"
+                + (shape == LockShape.MUTEX ? "" : ", every holding through " + shape.argument()) + "\n\n"
+                + String.join("\n", results) + "\n");
         System.out.println(String.join("\n", results));
         System.exit(allSafe ? 0 : 1);
     }

@@ -8,6 +8,7 @@ import io.locksmith.LockStoreException;
 import io.locksmith.LockTimeoutException;
 import io.locksmith.tck.ContentionWorkload;
 import io.locksmith.tck.FencedRegister;
+import io.locksmith.tck.LockShape;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.WorkloadReport;
 import io.locksmith.tck.fault.TcpProxies;
@@ -33,7 +34,8 @@ import java.util.function.BooleanSupplier;
  * its own), while a fault schedule injects, one after the other, every fault the deployment
  * supports: holders in child JVMs killed (-9) or frozen (SIGSTOP) past their lease, the proxied client cut off
  * or losing a reply, a store node killed and restarted, a failover that loses a grant. The run ends after
- * its duration and returns a {@link SafetyReport}.
+ * its duration and returns a {@link SafetyReport}. The holdings are the mutex's, or an exclusive use of a primitive
+ * ({@link #shape(LockShape)}).
  * <pre>{@code
  * try (Deployment redis = new RedisSentinelDeployment()) {
  *     SafetyReport report = SafetyRun.on(redis).duration(Duration.ofSeconds(60)).run();
@@ -53,6 +55,7 @@ public final class SafetyRun {
     private int operations;
     private int everyFault;
     private int locks = 1;
+    private LockShape shape = LockShape.MUTEX;
 
     private SafetyRun(Deployment deployment) {
         this.deployment = Objects.requireNonNull(deployment, "deployment cannot be null");
@@ -115,6 +118,17 @@ public final class SafetyRun {
             throw new IllegalArgumentException("locks must be positive, was " + locks);
         }
         this.locks = locks;
+        return this;
+    }
+
+    /**
+     * Takes every holding through this shape of primitive instead of the mutex: the workload's, the victims' in child
+     * JVMs, the failover's first holder and the probe that checks a killed holder's lock is free again, so that an
+     * exclusive use of a semaphore or a read-write lock meets every fault the mutex meets and is judged by the same
+     * fenced register. Default {@link LockShape#MUTEX}.
+     */
+    public SafetyRun shape(LockShape shape) {
+        this.shape = Objects.requireNonNull(shape, "shape cannot be null");
         return this;
     }
 
@@ -196,7 +210,10 @@ public final class SafetyRun {
                 List<WorkloadReport> reports = perLock.stream().map(CompletableFuture::join).toList();
                 WorkloadReport report = reports.size() == 1 ? reports.get(0)
                         : SafetyReport.sumOf(reports.size() + " locks " + runId + "-0.." + (reports.size() - 1), reports);
-                return new SafetyReport(deployment.name(), deployment.description(),
+                String description = shape == LockShape.MUTEX ? deployment.description()
+                        : deployment.description() + "; every holding through " + shape.argument() + " ("
+                        + shapeDescription() + ")";
+                return new SafetyReport(deployment.name(), description,
                         Duration.ofNanos(System.nanoTime() - start), report, List.copyOf(faults), staleHolderWrites,
                         staleHolderWritesAccepted, staleHoldersNotTold, doubleGrants, reports);
             } finally {
@@ -219,6 +236,7 @@ public final class SafetyRun {
                     .holdFor(Duration.ofMillis(5))
                     .acquireWait(timing.slack().multipliedBy(5))
                     .lockOptions(LockOptions.builder().leaseTime(workloadLease).build())
+                    .shape(shape)
                     .register(fence)
                     .run();
         }
@@ -300,7 +318,7 @@ public final class SafetyRun {
 
         private VictimProcess victim() {
             return VictimProcess.start(deployment.uri(), lockName,
-                    LockOptions.builder().leaseTime(holderLease).renewing().build());
+                    LockOptions.builder().leaseTime(holderLease).renewing().build(), shape);
         }
 
         private FaultRecord killHolder(long at) {
@@ -320,7 +338,9 @@ public final class SafetyRun {
                     // fresh client instead, within what is left of the bound.
                     try (LockClient probe = LockClient.open(deployment.uri())) {
                         long left = bound.toNanos() - (System.nanoTime() - killedAt);
-                        Optional<Lease> taken = probe.lock(lockName).tryAcquire(Duration.ofNanos(Math.max(0, left)));
+                        // Through the run's shape: a primitive's store locks are not named lockName.
+                        Optional<Lease> taken = shape.lock(probe, lockName, LockOptions.builder().leaseTime(workloadLease)
+                                .build()).tryAcquire(Duration.ofNanos(Math.max(0, left)));
                         taken.ifPresent(Lease::close);
                         freed = taken.isPresent();
                     }
@@ -424,7 +444,7 @@ public final class SafetyRun {
             deployment.stopReplication();
             Lease lease;
             try {
-                lease = first.lock(lockName, LockOptions.builder().leaseTime(timing.longLease()).build())
+                lease = shape.lock(first, lockName, LockOptions.builder().leaseTime(timing.longLease()).build())
                         .acquire(timing.slack().multipliedBy(5));
             } catch (LockStoreException | LockTimeoutException e) {
                 // A client that waits for replica acks (WAIT) is refused a grant the replica did not receive; its
@@ -473,6 +493,15 @@ public final class SafetyRun {
             } catch (LockException e) {
                 // the store lost it in the failover: nothing to release
             }
+        }
+
+        private String shapeDescription() {
+            return switch (shape) {
+                case MUTEX -> "the lock";
+                case WRITE_LOCK -> "the write lock of a read-write lock of " + LockShape.WRITE_LOCK_MAX_READERS
+                        + " readers";
+                case SEMAPHORE -> "all " + LockShape.SEMAPHORE_PERMITS + " permits of a semaphore as one lease";
+            };
         }
 
         private long remainingNanos() {

@@ -1,5 +1,6 @@
 package io.locksmith.tck;
 
+import io.locksmith.DistributedLock;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockInterruptedException;
@@ -17,7 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * N clients x M threads contend for one lock name. Each operation: acquire with a bounded wait, enter a
+ * N clients x M threads contend for one lock name (the mutex, or an exclusive use of a primitive: {@link #shape(LockShape)}).
+ * Each operation: acquire with a bounded wait, enter a
  * {@link FencedRegister} with the lease's token, write, run the {@link CriticalSection} hook (a pause, a
  * fault), write again, leave, release. The run stops after a number of operations or a duration, whichever
  * comes first, and returns a {@link WorkloadReport}.
@@ -54,6 +56,7 @@ public final class ContentionWorkload {
     private Duration maxDuration = Duration.ofSeconds(30);
     private Duration acquireWait = Duration.ofSeconds(10);
     private LockOptions lockOptions;
+    private LockShape shape = LockShape.MUTEX;
     private Duration holdFor = Duration.ZERO;
     private CriticalSection criticalSection = (lease, client, operation) -> { };
     private FencedRegister register;
@@ -124,6 +127,17 @@ public final class ContentionWorkload {
     /** The options of the lock; default the clients' defaults. */
     public ContentionWorkload lockOptions(LockOptions options) {
         this.lockOptions = Objects.requireNonNull(options, "options cannot be null");
+        return this;
+    }
+
+    /**
+     * Takes each holding through this shape of primitive on the lock name instead of the mutex; default
+     * {@link LockShape#MUTEX}. A shape other than the mutex is built with {@link #lockOptions(LockOptions)}, or with
+     * {@link LockOptions#defaults()} if none were given (a read-write lock with a reader limit cannot be had with the
+     * client's defaults).
+     */
+    public ContentionWorkload shape(LockShape shape) {
+        this.shape = Objects.requireNonNull(shape, "shape cannot be null");
         return this;
     }
 
@@ -240,8 +254,7 @@ public final class ContentionWorkload {
         }
 
         private boolean operate(LockClient client, int clientIndex, long operation) throws InterruptedException {
-            Optional<Lease> acquired = (lockOptions == null ? client.lock(lockName) : client.lock(lockName, lockOptions))
-                    .tryAcquire(acquireWait);
+            Optional<Lease> acquired = lock(client).tryAcquire(acquireWait);
             if (acquired.isEmpty()) {
                 return false;
             }
@@ -258,6 +271,13 @@ public final class ContentionWorkload {
                 }
             }
             return true;
+        }
+
+        private DistributedLock lock(LockClient client) {
+            if (lockOptions == null && shape == LockShape.MUTEX) {
+                return client.lock(lockName);
+            }
+            return shape.lock(client, lockName, lockOptions == null ? LockOptions.defaults() : lockOptions);
         }
 
         private void fail(Throwable e) {

@@ -4,6 +4,7 @@ import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockLostException;
 import io.locksmith.LockOptions;
+import io.locksmith.tck.LockShape;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -18,8 +19,9 @@ import java.util.Optional;
  * pause stops its renewals and its work together, as a long GC pause or a frozen VM would. Started by
  * {@link VictimProcess}; not meant to be run by hand.
  *
- * <p>Arguments: {@code URI LOCK_NAME LEASE_MILLIS renewing|fixed ACQUIRE_WAIT_MILLIS}. It opens a client,
- * acquires the lock and answers on stdout, one line each:
+ * <p>Arguments: {@code URI LOCK_NAME LEASE_MILLIS renewing|fixed ACQUIRE_WAIT_MILLIS [mutex|write-lock|semaphore]}
+ * (the last a {@link LockShape#argument()}, default {@code mutex}). It opens a client, acquires the lock in that
+ * shape and answers on stdout, one line each:
  * <ul>
  * <li>{@code ACQUIRED <token> <clientId>}, {@code NOT_ACQUIRED} or {@code ERROR <message>} once;</li>
  * <li>{@code LOST <reason>} whenever the client reports the lease lost (its {@code onLost} callback);</li>
@@ -41,9 +43,18 @@ public final class VictimMain {
         // Standard output is the protocol channel (OUT above keeps it): whatever else writes there, a logging
         // back end's console appender for one, goes to standard error, so no log line is read as an answer.
         System.setOut(System.err);
-        if (args.length != 5) {
-            say("ERROR usage: VictimMain URI LOCK_NAME LEASE_MILLIS renewing|fixed ACQUIRE_WAIT_MILLIS");
+        if (args.length != 5 && args.length != 6) {
+            say("ERROR usage: VictimMain URI LOCK_NAME LEASE_MILLIS renewing|fixed ACQUIRE_WAIT_MILLIS"
+                    + " [mutex|write-lock|semaphore]");
             System.exit(2);
+        }
+        LockShape shape;
+        try {
+            shape = args.length == 6 ? LockShape.fromArgument(args[5]) : LockShape.MUTEX;
+        } catch (IllegalArgumentException e) {
+            say("ERROR " + oneLine(e));
+            System.exit(2);
+            return;
         }
         LockOptions.Builder options = LockOptions.builder().leaseTime(Duration.ofMillis(Long.parseLong(args[2])));
         if (args[3].equals("fixed")) {
@@ -55,7 +66,7 @@ public final class VictimMain {
         try (LockClient client = open(args[0], STARTUP)) {
             Optional<Lease> acquired;
             try {
-                acquired = client.lock(args[1], options.build()).tryAcquire(wait);
+                acquired = shape.lock(client, args[1], options.build()).tryAcquire(wait);
             } catch (RuntimeException e) {
                 say("ERROR " + oneLine(e));
                 return;

@@ -2,6 +2,7 @@ package io.locksmith.tck.fault;
 
 import io.locksmith.LockOptions;
 import io.locksmith.tck.FencedRegister;
+import io.locksmith.tck.LockShape;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -75,9 +76,22 @@ public final class VictimProcess implements AutoCloseable {
      * @throws UncheckedIOException if the JVM cannot be started
      */
     public static VictimProcess start(String uri, String lockName, LockOptions options) {
+        return start(uri, lockName, options, LockShape.MUTEX);
+    }
+
+    /**
+     * As {@link #start(String, String, LockOptions)}, but the child takes its holding through {@code shape} on
+     * {@code lockName} (the write lock of a read-write lock, all permits of a semaphore) instead of the mutex; its
+     * token is then the primitive's lease's token.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws UncheckedIOException if the JVM cannot be started
+     */
+    public static VictimProcess start(String uri, String lockName, LockOptions options, LockShape shape) {
         Objects.requireNonNull(uri, "uri cannot be null");
         Objects.requireNonNull(lockName, "lockName cannot be null");
         Objects.requireNonNull(options, "options cannot be null");
+        Objects.requireNonNull(shape, "shape cannot be null");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // A small heap and a fast start: the child only holds one lock.
@@ -90,6 +104,7 @@ public final class VictimProcess implements AutoCloseable {
         command.add(Long.toString(options.leaseTime().toMillis()));
         command.add(options.isRenewing() ? "renewing" : "fixed");
         command.add(Long.toString(ANSWER_TIMEOUT.toMillis()));
+        command.add(shape.argument());
         try {
             Path stderr = Files.createTempFile("locksmith-victim-", ".log");
             Process process = new ProcessBuilder(command)
