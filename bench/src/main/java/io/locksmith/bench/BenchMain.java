@@ -80,6 +80,8 @@ public final class BenchMain {
         }
         Scenarios scenarios = new Scenarios(options.config());
         HotLock hotLock = new HotLock(options.hotLock());
+        PrimitiveScenarios primitives = new PrimitiveScenarios(options.primitives());
+        describePrimitives(options, environment);
         if (options.scenarios().contains(Scenario.HOT_LOCK)) {
             HotLock.Settings hot = options.hotLock();
             environment.put(Report.HOT_WAIT, hot.maxWait().toSeconds() + " s");
@@ -128,7 +130,7 @@ public final class BenchMain {
                     for (Scenario scenario : options.scenarios()) {
                         for (Subjects.Entry entry : subjects.of(store, scenario)) {
                             if (options.includes(entry)) {
-                                results.add(runOne(scenario, entry, scenarios, hotLock, servers, store));
+                                results.add(runOne(scenario, entry, scenarios, hotLock, primitives, servers, store));
                             }
                         }
                     }
@@ -163,7 +165,7 @@ public final class BenchMain {
     }
 
     private static Result runOne(Scenario scenario, Subjects.Entry entry, Scenarios scenarios, HotLock hotLock,
-                                 BenchServers servers, Store store) {
+                                 PrimitiveScenarios primitives, BenchServers servers, Store store) {
         Subject subject = entry.subject();
         String tag = "bench." + scenario.name().toLowerCase(Locale.ROOT).replace('_', '-') + "."
                 + subject.label().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-") + ".";
@@ -183,6 +185,9 @@ public final class BenchMain {
                     both.putAll(scenarios.contended(subject, tag + "hot"));
                     yield both;
                 }
+                case RW_READ_HEAVY -> primitives.readWriteReadHeavy((PrimitiveSubject) subject, tag + "rw");
+                case SEMAPHORE -> primitives.semaphore((PrimitiveSubject) subject, tag + "permits");
+                case LEADER_FAILOVER -> primitives.leaderFailover((PrimitiveSubject) subject, tag + "election");
                 case ROUND_TRIP -> throw new IllegalArgumentException("round trip is not a subject scenario");
             };
             String brief = scenario == Scenario.HOT_LOCK ? String.join("\n" + " ".repeat(62),
@@ -199,6 +204,28 @@ public final class BenchMain {
             return Result.failed(scenario, entry, why);
         } finally {
             Thread.interrupted(); // a failed run must not leave the next one interrupted
+        }
+    }
+
+    /** The primitives scenarios' settings, for their descriptions in the report, when one of them runs. */
+    private static void describePrimitives(BenchOptions options, Map<String, String> environment) {
+        PrimitiveScenarios.Settings p = options.primitives();
+        if (options.scenarios().contains(Scenario.RW_READ_HEAVY)) {
+            environment.put(Report.RW_DESCRIPTION, Scenario.RW_READ_HEAVY.description().formatted(p.rwThreads(),
+                    p.writePercent(), p.hold().toMillis() + " ms"));
+        }
+        if (options.scenarios().contains(Scenario.SEMAPHORE)) {
+            environment.put(Report.SEMAPHORE_DESCRIPTION, Scenario.SEMAPHORE.description().formatted(p.permits(),
+                    p.semaphoreThreads(), p.hold().toMillis() + " ms"));
+        }
+        if (options.scenarios().contains(Scenario.LEADER_FAILOVER)) {
+            environment.put(Report.FAILOVER_DESCRIPTION, Scenario.LEADER_FAILOVER.description().formatted(
+                    p.candidates(), p.failoverRounds(), p.crashRounds(), Subjects.FAILOVER_LEASE.toSeconds() + " s"));
+        }
+        if (options.scenarios().contains(Scenario.RW_READ_HEAVY) || options.scenarios().contains(Scenario.SEMAPHORE)) {
+            environment.put("primitives: window", p.measure().toMillis() / 1000.0 + " s after "
+                    + p.warmup().toMillis() / 1000.0 + " s of warm-up; each acquire's bound " + p.maxWait().toSeconds()
+                    + " s");
         }
     }
 

@@ -12,15 +12,17 @@ import java.util.Set;
  * The command line of the bench.
  * <pre>
  * java -jar bench/target/locksmith-bench.jar [--quick] [--runs 3] [--stores redis,zookeeper,etcd,postgres,mem,sentinel]
- *     [--scenarios uncontended,contended,many-names,renewal,hot-lock,async-overhead] [--only TEXT] [--warmup 2s] [--measure 5s]
+ *     [--scenarios uncontended,contended,many-names,renewal,hot-lock,async-overhead,
+ *     rw-read-heavy,semaphore,leader-failover] [--only TEXT] [--warmup 2s] [--measure 5s]
  *     [--contended-hold 1ms] [--contended-think 20ms] [--renewal-hold 60s] [--renewal-lease 30s]
  *     [--renewal-locks 10000] [--hot-waiters 8,100,1000] [--hot-virtual 10000] [--hot-measure 10s]
- *     [--hot-wait 10s] [--hot-hold 1ms] [--out bench/results]
+ *     [--hot-wait 10s] [--hot-hold 1ms] [--failover-rounds 10] [--crash-rounds 5] [--out bench/results]
  *     [--update-doc docs/PERFORMANCE.md]
  * </pre>
  */
 record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Scenario> scenarios, String only,
-                    Path out, Path updateDoc, String commandLine, int runs, HotLock.Settings hotLock) {
+                    Path out, Path updateDoc, String commandLine, int runs, HotLock.Settings hotLock,
+                    PrimitiveScenarios.Settings primitives) {
 
     static final String USAGE = """
             usage: java -jar bench/target/locksmith-bench.jar [options]
@@ -29,7 +31,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                                          the tables show each figure's median and range, ratios taken within each run
               --stores LIST              comma-separated: redis,zookeeper,etcd,postgres,mem,sentinel (default redis,zookeeper,etcd,postgres)
               --scenarios LIST           comma-separated: uncontended,contended,many-names,renewal (the default),
-                                         hot-lock, async-overhead (only when named)
+                                         hot-lock, async-overhead, rw-read-heavy, semaphore,
+                                         leader-failover (only when named)
               --only TEXT                only subjects whose label contains TEXT (case-insensitive), plus baselines
               --warmup D / --measure D   per subject and scenario, e.g. 2s, 500ms
               --contended-hold D         how long a contended holder keeps the lock (default 1ms)
@@ -44,6 +47,9 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
               --hot-measure D            hot lock: the measured window of each count (full 10s, quick 4s)
               --hot-wait D               hot lock: each acquire's bound (default 10s)
               --hot-hold D               hot lock: how long a holder keeps the lock (default 1ms)
+              --failover-rounds N        leader failover: rounds with the leader's client closed (full 10, quick 5)
+              --crash-rounds N           leader failover: rounds with the leader's client cut off, each about a
+                                         lease long (full 5, quick 3; 0: none)
               --out DIR                  where latest.md and latest.json go (default bench/results)
               --update-doc FILE          also put the results between the results markers of FILE
                                          (docs/PERFORMANCE.md)
@@ -69,6 +75,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         Duration hotMeasure = null;
         Duration hotWait = null;
         Duration hotHold = null;
+        Integer failoverRounds = null;
+        Integer crashRounds = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -89,6 +97,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 case "--hot-measure" -> hotMeasure = duration(value(args, ++i, arg), arg);
                 case "--hot-wait" -> hotWait = duration(value(args, ++i, arg), arg);
                 case "--hot-hold" -> hotHold = durationOrZero(value(args, ++i, arg), arg);
+                case "--failover-rounds" -> failoverRounds = positiveInt(value(args, ++i, arg), arg);
+                case "--crash-rounds" -> crashRounds = nonNegativeInt(value(args, ++i, arg), arg);
                 case "--out" -> out = Path.of(value(args, ++i, arg));
                 case "--update-doc" -> updateDoc = Path.of(value(args, ++i, arg));
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'\n" + USAGE);
@@ -113,8 +123,10 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 hotVirtual == null ? hotLock.virtualThreads() : hotVirtual,
                 hotMeasure == null ? hotLock.measure() : hotMeasure, hotWait == null ? hotLock.maxWait() : hotWait,
                 hotHold == null ? hotLock.hold() : hotHold);
+        PrimitiveScenarios.Settings primitives = PrimitiveScenarios.Settings.of(config,
+                failoverRounds != null ? failoverRounds : quick ? 5 : 10, crashRounds != null ? crashRounds : quick ? 3 : 5);
         return new BenchOptions(config, quick, stores, scenarios, only, out, updateDoc, String.join(" ", args),
-                runs, hotLock);
+                runs, hotLock, primitives);
     }
 
     /** Whether a subject runs: every baseline does, others only if they match {@code --only}. */
@@ -152,7 +164,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 scenarios.add(scenario);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("unknown scenario '" + name
-                        + "'; known: uncontended, contended, many-names, renewal, hot-lock, async-overhead", e);
+                        + "'; known: uncontended, contended, many-names, renewal, hot-lock, async-overhead,"
+                        + " rw-read-heavy, semaphore, leader-failover", e);
             }
         }
         return scenarios;

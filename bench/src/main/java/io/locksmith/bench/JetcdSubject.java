@@ -137,7 +137,7 @@ final class JetcdSubject implements Subject {
         return ByteSequence.from(text, StandardCharsets.UTF_8);
     }
 
-    private static final StreamObserver<LeaseKeepAliveResponse> IGNORE = new StreamObserver<>() {
+    static final StreamObserver<LeaseKeepAliveResponse> IGNORE = new StreamObserver<>() {
         @Override
         public void onNext(LeaseKeepAliveResponse value) {
         }

@@ -48,7 +48,23 @@ final class Report {
                     new Column("p99_us", "uncontended p99 µs", true), new Column("ops_per_s", "uncontended ops/s", true),
                     new Column("acquisitions_per_s", "contended acquisitions/s", true),
                     new Column("handoff_p50_us", "contended handoff p50 µs", true),
-                    new Column("timeouts", "contended time-outs", false)));
+                    new Column("timeouts", "contended time-outs", false)),
+            Scenario.RW_READ_HEAVY, List.of(new Column("reads_per_s", "reads/s", true),
+                    new Column("writes_per_s", "writes/s", true),
+                    new Column("read_wait_p50_us", "read wait p50 µs", true),
+                    new Column("read_wait_p99_us", "read wait p99 µs", true),
+                    new Column("write_wait_p50_us", "write wait p50 µs", true),
+                    new Column("write_wait_p99_us", "write wait p99 µs", true),
+                    new Column("timeouts", "time-outs", false), new Column("exclusion_violations", "overlaps", false)),
+            Scenario.SEMAPHORE, List.of(new Column("acquisitions_per_s", "acquisitions/s", true),
+                    new Column("wait_p50_us", "wait p50 µs", true), new Column("wait_p99_us", "wait p99 µs", true),
+                    new Column("most_held", "most held at once", false), new Column("timeouts", "time-outs", false)),
+            Scenario.LEADER_FAILOVER, List.of(new Column("failover_p50_ms", "closed: failover p50 ms", true),
+                    new Column("failover_max_ms", "closed: longest ms", true),
+                    new Column("close_p50_ms", "the close call p50 ms", false),
+                    new Column("crash_p50_ms", "cut off: failover p50 ms", true),
+                    new Column("crash_max_ms", "cut off: longest ms", true),
+                    new Column("unprompted_elections", "unprompted elections", false)));
 
     /** Keeps the four decimals of {@link #jsonNumber} as they are (100.0000, not 1E+2). */
     private static final ObjectMapper JSON = new ObjectMapper()
@@ -67,6 +83,15 @@ final class Report {
     static final String HOT_HOLD = "hot lock: hold";
     static final String HOT_WINDOW = "hot lock: measured window";
     static final String HOT_COUNTS = "hot lock: waiter counts";
+    /** The environment entries that describe the primitives scenarios of a run (issue 32), when they ran. */
+    static final String RW_DESCRIPTION = "read-heavy read-write lock";
+    static final String SEMAPHORE_DESCRIPTION = "semaphore";
+    static final String FAILOVER_DESCRIPTION = "leader failover";
+    /** Figures of the primitives tables that are counts, shown whole. */
+    private static final java.util.Set<String> WHOLE_COUNTS = java.util.Set.of("timeouts", "exclusion_violations",
+            "most_held", "unprompted_elections");
+    private static final Map<Scenario, String> DESCRIPTIONS = Map.of(Scenario.RW_READ_HEAVY, RW_DESCRIPTION,
+            Scenario.SEMAPHORE, SEMAPHORE_DESCRIPTION, Scenario.LEADER_FAILOVER, FAILOVER_DESCRIPTION);
 
     Report(List<Result> results, Map<String, String> environment) {
         this(results, environment, List.of());
@@ -211,13 +236,16 @@ final class Report {
             }
         }
         for (Scenario scenario : List.of(Scenario.UNCONTENDED, Scenario.CONTENDED, Scenario.MANY_NAMES, Scenario.RENEWAL,
-                Scenario.ASYNC_OVERHEAD)) {
-            if (scenario == Scenario.ASYNC_OVERHEAD && results.stream().noneMatch(r -> r.scenario() == scenario)) {
-                continue; // only when it was asked for (--scenarios async-overhead)
+                Scenario.ASYNC_OVERHEAD, Scenario.RW_READ_HEAVY, Scenario.SEMAPHORE, Scenario.LEADER_FAILOVER)) {
+            boolean onlyWhenNamed = scenario == Scenario.ASYNC_OVERHEAD || DESCRIPTIONS.containsKey(scenario);
+            if (onlyWhenNamed && results.stream().noneMatch(r -> r.scenario() == scenario)) {
+                continue; // only when it was asked for (--scenarios async-overhead, semaphore, ...)
             }
             String description = scenario == Scenario.CONTENDED
                     ? scenario.description().formatted(environment.getOrDefault(CONTENDED_HOLD, "1 ms"),
                             environment.getOrDefault(CONTENDED_THINK, "20 ms"))
+                    : DESCRIPTIONS.containsKey(scenario)
+                    ? environment.getOrDefault(DESCRIPTIONS.get(scenario), scenario.title())
                     : scenario.description();
             md.append("\n## ").append(capitalize(scenario.title())).append("\n\n").append(capitalize(description))
                     .append(". Ratios (×) divide by the row marked *baseline*.\n");
@@ -268,7 +296,9 @@ final class Report {
                 continue;
             }
             for (Column column : columns) {
-                md.append(" ").append(valueCell(r, column.metric())).append(" |");
+                boolean whole = DESCRIPTIONS.containsKey(scenario) && WHOLE_COUNTS.contains(column.metric());
+                md.append(" ").append(whole ? valueCell(r, column.metric(), Report::count) : valueCell(r, column.metric()))
+                        .append(" |");
                 if (column.ratio()) {
                     md.append(" ").append(ratioCell(r, column.metric())).append(" |");
                 }
@@ -311,7 +341,7 @@ final class Report {
         for (Result r : results) {
             String key = r.store() + "/" + r.subject();
             if (!r.locksmith() || seen.contains(key) || r.scenario() == Scenario.HOT_LOCK
-                    || r.scenario() == Scenario.ASYNC_OVERHEAD) {
+                    || r.scenario() == Scenario.ASYNC_OVERHEAD || DESCRIPTIONS.containsKey(r.scenario())) {
                 continue;
             }
             seen.add(key);
@@ -426,6 +456,13 @@ final class Report {
                     }
                 }
                 case HOT_LOCK -> hotLockTargets(md, r);
+                case SEMAPHORE -> {
+                    // A run that saw more is not measured (it fails loudly); this row says the bound held in every run.
+                    double most = highest(r, "most_held");
+                    double permits = r.metrics().getOrDefault("permits", Double.NaN);
+                    target(md, "semaphore: never more than its " + count(permits) + " permits held at once", r, most,
+                            most <= permits, " held", count(most));
+                }
                 case MANY_NAMES -> {
                     double vs = ratio(r, "ops_per_s");
                     target(md, "many names ops/s ≥ 1.0 × raw client's", r, vs, vs >= 1.0, "×", ratioCell(r, "ops_per_s"));

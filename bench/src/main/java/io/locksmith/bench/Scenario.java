@@ -19,7 +19,37 @@ enum Scenario {
      */
     ASYNC_OVERHEAD("async overhead", "Locksmith's async API (acquireAsync(wait) then closeAsync(), the calling"
             + " thread joining each future) against its blocking API (tryAcquire(wait), close()): the uncontended"
-            + " scenario (acquire + release latency) and the contended one (8 clients on one name) for each");
+            + " scenario (acquire + release latency) and the contended one (8 clients on one name) for each"),
+    /**
+     * Issue 32: a read-write lock under a read-heavy load, each client's own read-write lock (Locksmith's, Redisson's
+     * {@code RReadWriteLock}, Curator's {@code InterProcessReadWriteLock}). Not in the default run
+     * ({@code --scenarios rw-read-heavy}).
+     */
+    RW_READ_HEAVY("read-heavy read-write lock", "%d threads, one client each, on one read-write lock: each acquire is a"
+            + " write with probability %d %%, else a read, held %s, released, and asked again at once; waits are the"
+            + " acquire calls"),
+    /**
+     * Issue 32: a semaphore under contention, each client's own semaphore (Locksmith's, Redisson's
+     * {@code RPermitExpirableSemaphore}, Curator's {@code InterProcessSemaphoreV2}). Not in the default run
+     * ({@code --scenarios semaphore}).
+     */
+    SEMAPHORE("semaphore", "a semaphore of %d permits under %d contenders, one client each: each takes one permit,"
+            + " holds it %s, releases it and asks again at once; the wait is the acquire call; the most permits seen"
+            + " held at once must not exceed %1$d (the run fails if it does)"),
+    /**
+     * Issue 32: how long an election is without a leader when the leader's client is closed or cut off, each client's own
+     * election (Locksmith's, Curator's {@code LeaderLatch}, jetcd's {@code Election}). Not in the default run
+     * ({@code --scenarios leader-failover}).
+     */
+    LEADER_FAILOVER("leader failover", "%d candidates, one client each, on one election, every client through a"
+            + " proxy of its own. Closed: round after round the leader's client is closed (a clean shutdown that"
+            + " releases the term: Locksmith's LockClient.close(), Curator's close(), which ends its session, jetcd's"
+            + " lease revoked) and the time from the start of that close to another candidate's elected callback is"
+            + " measured, over %d rounds after one unmeasured. Cut off: then, over %d rounds, the leader's proxy is"
+            + " blackholed instead, as a crash or a partition leaves it, and the same time measured: the term ends"
+            + " only when its lease runs out in the store (%s for every client: Locksmith's lease, Curator's session,"
+            + " jetcd's lease TTL; mem:// has no proxy and runs no cut). A new candidate replaces the one closed or"
+            + " cut off each round; elections that no close or cut caused are counted");
 
     private final String title;
     private final String description;

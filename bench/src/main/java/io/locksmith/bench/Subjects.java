@@ -51,6 +51,14 @@ final class Subjects {
             asyncOverhead(store, lease, entries);
             return entries;
         }
+        if (scenario == Scenario.RW_READ_HEAVY || scenario == Scenario.SEMAPHORE) {
+            primitives(store, scenario, lease, entries);
+            return entries;
+        }
+        if (scenario == Scenario.LEADER_FAILOVER) {
+            leaderFailover(store, entries);
+            return entries;
+        }
         switch (store) {
             case REDIS -> redis(scenario, lease, entries);
             case SENTINEL -> sentinel(scenario, lease, entries);
@@ -202,6 +210,87 @@ final class Subjects {
         entries.add(new Entry(new LocksmithSubject(blocking, store, uri), true));
         entries.add(new Entry(new LocksmithAsyncSubject("Locksmith async: tryAcquireAsync(wait), closeAsync()", store, uri),
                 false, blocking));
+    }
+
+    /**
+     * Issue 32's semaphore and read-write lock: on each store the peer's own primitive is the baseline where it has one
+     * (Redisson {@code RPermitExpirableSemaphore} and {@code RReadWriteLock}; Curator {@code InterProcessSemaphoreV2} and
+     * {@code InterProcessReadWriteLock}), beside Locksmith's (on Redis over Jedis). etcd has neither: Locksmith's
+     * semaphore runs alone there, and the read-write lock is not run. PostgreSQL and Sentinel: not measured.
+     */
+    private void primitives(Store store, Scenario scenario, Duration lease, List<Entry> entries) {
+        switch (store) {
+            case REDIS -> {
+                int port = servers.port(Store.REDIS);
+                if (scenario == Scenario.SEMAPHORE) {
+                    entries.add(new Entry(new RedissonPrimitives("Redisson RPermitExpirableSemaphore (30 s permit lease)",
+                            "redis://127.0.0.1:" + port, lease), true));
+                } else {
+                    entries.add(new Entry(new RedissonPrimitives("Redisson RReadWriteLock", "redis://127.0.0.1:" + port,
+                            lease), true));
+                }
+                entries.add(new Entry(new LocksmithPrimitives("Locksmith over Jedis", Store.REDIS,
+                        "redis://127.0.0.1:" + port + "?client=jedis&lease=" + lease.toMillis() + "ms"), false));
+            }
+            case ZOOKEEPER -> {
+                String connect = "127.0.0.1:" + servers.port(Store.ZOOKEEPER);
+                String peer = scenario == Scenario.SEMAPHORE ? "Curator InterProcessSemaphoreV2"
+                        : "Curator InterProcessReadWriteLock";
+                entries.add(new Entry(new CuratorPrimitives(peer, connect, ZOOKEEPER_SESSION), true));
+                entries.add(new Entry(new LocksmithPrimitives("Locksmith over Curator", Store.ZOOKEEPER,
+                        "zookeeper://" + connect + "/bench-locksmith?sessionTimeout=" + ZOOKEEPER_SESSION.toSeconds()
+                                + "s&lease=" + lease.toMillis() + "ms"), false));
+            }
+            case ETCD -> {
+                if (scenario == Scenario.RW_READ_HEAVY) {
+                    return;
+                }
+                entries.add(new Entry(new LocksmithPrimitives("Locksmith over jetcd", Store.ETCD,
+                        "etcd://127.0.0.1:" + servers.port(Store.ETCD) + "?lease=" + lease.toSeconds() + "s"), false));
+            }
+            case MEM -> entries.add(new Entry(new LocksmithPrimitives("Locksmith over mem://", Store.MEM,
+                    "mem://bench-primitives?lease=" + lease.toMillis() + "ms"), false));
+            case POSTGRES, SENTINEL -> {
+            }
+        }
+    }
+
+    /**
+     * The term's lease in the failover scenario, for every client: Locksmith's lease, Curator's session (the bench's
+     * ZooKeeper server grants at least 2 × its 3 s tick), jetcd's lease TTL. Short, so that a cut-off leader's rounds
+     * take seconds; a clean close does not wait for it.
+     */
+    static final Duration FAILOVER_LEASE = Duration.ofSeconds(6);
+
+    /**
+     * Leader failover (issue 32): Curator {@code LeaderLatch} and jetcd's {@code Election} as the baselines, beside
+     * Locksmith's election (on Redis, which Redisson has none for, alone). Every client reaches the store through a
+     * proxy of its own, so that the leader's can be cut off; every term lives {@link #FAILOVER_LEASE}.
+     */
+    private void leaderFailover(Store store, List<Entry> entries) {
+        String lease = "lease=" + FAILOVER_LEASE.toMillis() + "ms";
+        switch (store) {
+            case REDIS -> entries.add(new Entry(new LocksmithPrimitives("Locksmith over Jedis", Store.REDIS,
+                    servers.port(Store.REDIS), port -> "redis://127.0.0.1:" + port + "?client=jedis&" + lease), false));
+            case ZOOKEEPER -> {
+                int port = servers.port(Store.ZOOKEEPER);
+                entries.add(new Entry(new CuratorPrimitives("Curator LeaderLatch", port, FAILOVER_LEASE), true));
+                entries.add(new Entry(new LocksmithPrimitives("Locksmith over Curator", Store.ZOOKEEPER, port,
+                        proxy -> "zookeeper://127.0.0.1:" + proxy + "/bench-locksmith?sessionTimeout="
+                                + FAILOVER_LEASE.toSeconds() + "s&" + lease), false));
+            }
+            case ETCD -> {
+                int port = servers.port(Store.ETCD);
+                entries.add(new Entry(new JetcdElectionSubject("jetcd Election (campaign; close revokes the lease)", port,
+                        FAILOVER_LEASE), true));
+                entries.add(new Entry(new LocksmithPrimitives("Locksmith over jetcd", Store.ETCD, port,
+                        proxy -> "etcd://127.0.0.1:" + proxy + "?lease=" + FAILOVER_LEASE.toSeconds() + "s"), false));
+            }
+            case MEM -> entries.add(new Entry(new LocksmithPrimitives("Locksmith over mem://", Store.MEM,
+                    "mem://bench-failover?" + lease), false));
+            case POSTGRES, SENTINEL -> {
+            }
+        }
     }
 
     /** The ShedLock-style row lock is the baseline: what teams on PostgreSQL run today. */
