@@ -156,15 +156,24 @@ final class Requests {
      * Waits for an answer until this thread's call deadline (at most the connection time-out), riding out
      * interrupts (the flag is set again when the wait ends).
      *
+     * <p>The last slice of the deadline ({@link #refusalReserveNanos}) is kept for the {@link #refusal} check: once
+     * the answer is that late, and the client has no connection, the check runs within the slice, and the wait goes
+     * on for whatever it left. The check used to run after the deadline had passed, at up to 250 ms per server of the
+     * connect string: against a frozen server whose listen queue had filled, every call overran its deadline by that
+     * much (docs/RELIABILITY.md, "Found by the fault kit").
+     *
      * @throws KeeperException    what the server answered
      * @throws LockStoreException if no answer came in time
      */
     <T> T await(CompletableFuture<T> answer, String what, String lockName) throws Exception {
         boolean interrupted = false;
+        boolean refusalChecked = false;
         try {
             while (true) {
+                long left = CallDeadline.remainingNanos(timeout.toNanos());
+                long wait = refusalChecked ? left : Math.max(0, left - refusalReserveNanos());
                 try {
-                    return answer.get(CallDeadline.remainingNanos(timeout.toNanos()), TimeUnit.NANOSECONDS);
+                    return answer.get(wait, TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
@@ -174,9 +183,15 @@ final class Requests {
                     }
                     throw e;
                 } catch (TimeoutException e) {
-                    LockStoreException refused = refusal(lockName, what);
-                    if (refused != null) {
-                        throw refused;
+                    if (!refusalChecked) {
+                        refusalChecked = true;
+                        LockStoreException refused = refusal(lockName, what);
+                        if (refused != null) {
+                            throw refused;
+                        }
+                        if (CallDeadline.remainingNanos(timeout.toNanos()) > 0) {
+                            continue; // connected, or nothing proven: the answer may still come in time
+                        }
                     }
                     throw new LockStoreException(lockName, store + " did not answer " + what + " within "
                             + timeout.toMillis() + " ms (connectionTimeout)", e);
@@ -187,6 +202,14 @@ final class Requests {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * The end of a call's deadline that {@link #await} keeps for the {@link #refusal} check: one server's check, or a
+     * quarter of the connection time-out if that is less.
+     */
+    private long refusalReserveNanos() {
+        return Math.min(REFUSAL_CHECK_NANOS, timeout.toNanos() / 4);
     }
 
     /**
@@ -235,8 +258,11 @@ final class Requests {
         return true;
     }
 
-    /** How long the check of {@link #refusal} waits for one server's TCP handshake: a refusal is immediate. */
-    private static final int REFUSAL_CHECK_MILLIS = 250;
+    /**
+     * The longest the check of {@link #refusal} waits for one server's TCP handshake: a refusal is immediate. Within
+     * a call, never beyond its deadline.
+     */
+    private static final long REFUSAL_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     /**
      * The error to report when the client has no connection and every server of its connect string refuses a TCP
@@ -247,6 +273,10 @@ final class Requests {
      * so a dead ensemble looked like a slow one and every caller waited for its whole bound. A refused connection says
      * the servers are not there now; the shared client then fails calls fast until its probe finds them back
      * (SPEC R9.14). Only while disconnected, so a connected client pays nothing.
+     *
+     * <p>Each server's check ends by this thread's call deadline: a frozen server (SIGSTOP, a hung host) whose listen
+     * queue is full neither accepts nor refuses, and its check lasts its whole time-out. What the deadline leaves no
+     * time for is not checked (nothing proven).
      */
     LockStoreException refusal(String lockName, String what) {
         if (curator.getZookeeperClient().isConnected()) {
@@ -263,9 +293,14 @@ final class Requests {
             if (hostPort.isEmpty() || colon <= 0) {
                 return null;
             }
+            // At least a millisecond: a connect time-out of 0 would wait for ever.
+            long checkMillis = TimeUnit.NANOSECONDS.toMillis(CallDeadline.remainingNanos(REFUSAL_CHECK_NANOS));
+            if (checkMillis < 1) {
+                return null; // the call's deadline has passed: no time to prove anything
+            }
             try (java.net.Socket socket = new java.net.Socket()) {
                 socket.connect(new java.net.InetSocketAddress(hostPort.substring(0, colon),
-                        Integer.parseInt(hostPort.substring(colon + 1))), REFUSAL_CHECK_MILLIS);
+                        Integer.parseInt(hostPort.substring(colon + 1))), (int) checkMillis);
                 return null; // a server takes connections: not an outage
             } catch (java.net.ConnectException e) {
                 refused = e;
