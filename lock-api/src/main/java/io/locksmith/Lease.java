@@ -109,7 +109,8 @@ public interface Lease extends AutoCloseable {
      * Closing a lease that is already closed, or that was lost, is a no-op.
      *
      * @throws LockStoreException if the store could not be reached to release the lock; the lease is
-     *                            closed anyway and the lock runs out at its TTL
+     *                            closed anyway, the client sends the release again in the background until the
+     *                            store answers, and the lock runs out at its TTL at the latest
      */
     @Override
     void close();
@@ -118,7 +119,8 @@ public interface Lease extends AutoCloseable {
      * Releases this hold as {@link #close()} does, without blocking the calling thread: the store request, if one is
      * needed, runs on one of the client's threads. The lease is closed when this method returns (a later
      * {@link #isHeld()} is false); the future completes when the store has answered, exceptionally with
-     * {@link LockStoreException} if it could not be reached (the lock then runs out at its TTL). Dependent stages
+     * {@link LockStoreException} if it could not be reached (the release is then sent again in the background until the
+     * store answers; the lock runs out at its TTL at the latest). Dependent stages
      * without an executor of their own run on the client's threads and must not block.
      *
      * @return a future completed when the release is done

@@ -32,6 +32,9 @@ class CleanUpUntilAnsweredTest {
         final String store = "cleanup-" + UUID.randomUUID();
         final AtomicInteger cancels = new AtomicInteger();
         final AtomicInteger answeredCancels = new AtomicInteger();
+        final AtomicInteger releases = new AtomicInteger();
+        /** Releases to fail first, as a store restarting under them would. */
+        volatile int releaseFailures;
         final int failures;
         final boolean appliesTtl;
 
@@ -55,6 +58,15 @@ class CleanUpUntilAnsweredTest {
                                 new SocketTimeoutException("Read timed out"));
                     }
                     answeredCancels.incrementAndGet();
+                }
+
+                @Override
+                public boolean release(io.locksmith.spi.Grant grant) {
+                    if (releases.incrementAndGet() <= releaseFailures) {
+                        throw new LockStoreException(grant.name(), "session:// did not answer release",
+                                new SocketTimeoutException("Read timed out"));
+                    }
+                    return super.release(grant);
                 }
 
                 @Override
@@ -100,6 +112,33 @@ class CleanUpUntilAnsweredTest {
                 await().atMost(Duration.ofSeconds(5)).until(() -> store.cancels.get() >= 2);
                 assertEquals(2, store.cancels.get());
             }
+        }
+    }
+
+    /**
+     * A release that failed (the store restarting under it) is sent again until the store answers, on a store that
+     * applies a TTL too: else the lock stays for the rest of its lease. Found by R9.15 on PostgreSQL: a 75 s lease
+     * whose release met the restarting server kept the lock from every waiter.
+     */
+    @Test
+    void aFailedReleaseIsSentAgainSoTheLockIsFreeLongBeforeItsTtl() {
+        SessionStore store = new SessionStore(0, true);
+        store.releaseFailures = 2;
+        try (LockClient holder = store.client(); LockClient next = store.client()) {
+            String name = "release-" + UUID.randomUUID();
+            Lease held = holder.lock(name, LockOptions.builder().leaseTime(Duration.ofSeconds(60)).build())
+                    .acquire(Duration.ofSeconds(5));
+            LockStoreException failed = org.junit.jupiter.api.Assertions.assertThrows(LockStoreException.class,
+                    held::close);
+            assertTrue(failed.getMessage().contains("did not answer release"), failed.getMessage());
+            // The retries (growing pauses from 100 ms) reach the store: the lock is free within seconds, not 60 s.
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                Optional<Lease> taken = next.lock(name).tryAcquire();
+                taken.ifPresent(Lease::close);
+                return taken.isPresent();
+            });
+            assertEquals(3, store.releases.get() - 1, "releases sent: two failed, the third answered, no more (plus"
+                    + " the next holder's own)");
         }
     }
 }
