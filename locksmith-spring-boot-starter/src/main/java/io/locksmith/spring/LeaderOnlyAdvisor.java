@@ -16,9 +16,7 @@ import org.springframework.core.annotation.AnnotationUtils;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 import java.util.function.UnaryOperator;
 
 /**
@@ -113,23 +111,15 @@ public final class LeaderOnlyAdvisor extends AbstractPointcutAdvisor {
             throw new LockConfigurationException(where + "a skipped call has no " + type + " to return: return void,"
                     + " an object or an Optional");
         }
-        if (CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)
-                || isPublisher(type)) {
+        // The same reading of return types as @Locked's (CompletionStage, Future, Reactive Streams, RxJava, Mutiny,
+        // Kotlin's Flow and suspend functions): anything but a plain blocking method is refused.
+        LockedMethod.Execution execution = AsyncReturnTypes.executionOf(method,
+                (problem, cause) -> new LockConfigurationException(where + "it " + problem, cause));
+        if (execution != LockedMethod.Execution.BLOCKING) {
             throw new LockConfigurationException(where + "it returns " + type.getName() + ", whose work goes on after"
                     + " the call: a leader-only method must do its work before it returns");
         }
         return name;
-    }
-
-    private static boolean isPublisher(Class<?> type) {
-        for (Class<?> at = type; at != null; at = at.getSuperclass()) {
-            for (Class<?> implemented : at.getInterfaces()) {
-                if (implemented.getName().equals("org.reactivestreams.Publisher") || isPublisher(implemented)) {
-                    return true;
-                }
-            }
-        }
-        return type.getName().equals("org.reactivestreams.Publisher");
     }
 
     @Override
