@@ -209,6 +209,11 @@ final class SlotLease implements PermitLease {
         return this;
     }
 
+    /** Binds a lease granted to a blocking acquire to its thread (interrupted on loss if the options say so). */
+    void bindTo(Thread thread) {
+        holderThread = thread;
+    }
+
     /** Whether this is a read-write lock's write lease. */
     boolean isExclusive() {
         return exclusive;

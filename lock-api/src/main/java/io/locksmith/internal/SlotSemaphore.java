@@ -515,16 +515,35 @@ final class SlotSemaphore implements DistributedSemaphore {
                 if (requeue) {
                     requeue();
                 } else if (kept != null) {
-                    SlotLease lease = new SlotLease(SlotSemaphore.this, kept, token, caller, exclusive);
-                    if (!result.complete(lease)) {
-                        lease.closeAsync();
-                    }
+                    grant(kept, token);
                 } else if (failure != null) {
                     result.completeExceptionally(unwrap(failure));
                 } else {
                     result.complete(null);
                 }
             });
+        }
+
+        /**
+         * Hands the caller a lease of {@code kept} if every permit is still held now. Giving the gate back took a
+         * store call (up to the call's bound when the store is slow to answer), and a permit lost meanwhile would
+         * reach the caller as a lease already lost whose other permits go back at once: the next acquirer could hold
+         * them all while the caller, just granted, is inside. Found by a safety run through a semaphore on a
+         * ZooKeeper ensemble (one overlap, fenced). Such an acquire gives everything back and queues again.
+         */
+        private void grant(List<Lease> kept, long token) {
+            // Bound to the caller only once known held: a permit lost at construction must not interrupt it.
+            SlotLease lease = new SlotLease(SlotSemaphore.this, kept, token, null, exclusive);
+            if (!lease.isHeld()) {
+                LOG.debug("an acquire of {} '{}' lost a permit while it gave its gate back (gate token {}); it queues"
+                        + " again", kind, name, token);
+                releasedQuietly(lease).whenComplete((ignored, failure) -> requeue());
+                return;
+            }
+            lease.bindTo(caller);
+            if (!result.complete(lease)) {
+                lease.closeAsync();
+            }
         }
 
         /**
