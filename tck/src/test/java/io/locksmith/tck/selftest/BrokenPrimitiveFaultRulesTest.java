@@ -1,0 +1,181 @@
+package io.locksmith.tck.selftest;
+
+import io.locksmith.DistributedLock;
+import io.locksmith.Lease;
+import io.locksmith.LeaseLostEvent;
+import io.locksmith.LockClient;
+import io.locksmith.LockOptions;
+import io.locksmith.tck.LockShape;
+import io.locksmith.tck.fault.DeploymentShape;
+import io.locksmith.tck.fault.FaultRule;
+import io.locksmith.tck.fault.LockFaultTck;
+import io.locksmith.tck.fault.TcpProxy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fault rules run through a primitive ({@code LockFaultTck.lockShape()}) catch a primitive built wrongly over a
+ * correct store: the correct semaphore passes R9.4 (a holder cut off from the store), a semaphore whose holding does not
+ * look at its permits after the grant fails it (its holder never learns that a permit is gone), and an exclusive use
+ * that takes one permit instead of all fails it (another client is inside beside the holder).
+ */
+class BrokenPrimitiveFaultRulesTest {
+
+    static ToyNetworkStore store;
+
+    @BeforeAll
+    static void startStore() {
+        store = ToyNetworkStore.start();
+    }
+
+    @AfterAll
+    static void stopStore() throws IOException {
+        store.close();
+    }
+
+    /** The fault kit over the toy network store, every holding all 3 permits of a semaphore. */
+    abstract static class ToySemaphoreFaultTck extends LockFaultTck {
+        @Override
+        protected LockShape lockShape() {
+            return LockShape.SEMAPHORE;
+        }
+
+        @Override
+        protected DeploymentShape deploymentShape() {
+            return DeploymentShape.singleNode();
+        }
+
+        @Override
+        protected LockClient newClient() {
+            return LockClient.open("toynet://127.0.0.1:" + store.port() + "?timeout=300ms");
+        }
+
+        @Override
+        protected String proxiedAddress() {
+            return "127.0.0.1:" + store.port();
+        }
+
+        @Override
+        protected String uriThrough(TcpProxy proxy) {
+            return "toynet://127.0.0.1:" + proxy.port() + "?timeout=300ms&store=" + store.port();
+        }
+    }
+
+    static class CorrectSemaphoreFaultTck extends ToySemaphoreFaultTck {
+    }
+
+    /**
+     * A holding that is held until closed, whatever becomes of its permits: its composition forgot to listen to them
+     * once it was granted (no loss signal, {@code isHeld()} true to the end).
+     */
+    static class LossBlindSemaphoreFaultTck extends ToySemaphoreFaultTck {
+        @Override
+        protected DistributedLock lockOf(LockClient client, String name, LockOptions options) {
+            return new LeaseMappingLock(super.lockOf(client, name, options), LossBlindLease::new);
+        }
+    }
+
+    /** An exclusive use of a semaphore that takes one of its permits instead of all of them. */
+    static class OnePermitSemaphoreFaultTck extends ToySemaphoreFaultTck {
+        @Override
+        protected DistributedLock lockOf(LockClient client, String name, LockOptions options) {
+            return client.semaphore(name, LockShape.SEMAPHORE_PERMITS, options).asLock(1);
+        }
+    }
+
+    @Test
+    void theCorrectSemaphorePassesR9_4() {
+        Map<FaultRule, TestExecutionResult> results = run(CorrectSemaphoreFaultTck.class);
+        assertEquals(TestExecutionResult.Status.SUCCESSFUL, results.get(FaultRule.R9_4).getStatus(),
+                () -> FaultRuleRuns.describe(results));
+    }
+
+    @Test
+    void aHoldingBlindToItsPermitsLossFailsR9_4() {
+        assertFailed(run(LossBlindSemaphoreFaultTck.class).get(FaultRule.R9_4), "still believed it held");
+    }
+
+    @Test
+    void anExclusiveUseThatTakesOnePermitFailsR9_4() {
+        assertFailed(run(OnePermitSemaphoreFaultTck.class).get(FaultRule.R9_4), "another client got lock");
+    }
+
+    private static Map<FaultRule, TestExecutionResult> run(Class<? extends LockFaultTck> kit) {
+        return FaultRuleRuns.run(kit, LockFaultTck.class, FaultRule.R9_4);
+    }
+
+    private static void assertFailed(TestExecutionResult result, String mentions) {
+        assertEquals(TestExecutionResult.Status.FAILED, result.getStatus(), String.valueOf(result));
+        String message = result.getThrowable().map(Throwable::getMessage).orElse("");
+        assertTrue(message.contains(mentions), message);
+    }
+
+    /** A lock whose leases are those of {@code delegate}, changed by {@code mapping}. */
+    private static final class LeaseMappingLock extends BrokenClients.ForwardingLock {
+        private final java.util.function.Function<Lease, Lease> mapping;
+
+        LeaseMappingLock(DistributedLock delegate, java.util.function.Function<Lease, Lease> mapping) {
+            super(delegate);
+            this.mapping = mapping;
+        }
+
+        @Override
+        public Lease acquire() {
+            return mapping.apply(delegate.acquire());
+        }
+
+        @Override
+        public Lease acquire(Duration maxWait) {
+            return mapping.apply(delegate.acquire(maxWait));
+        }
+
+        @Override
+        public Optional<Lease> tryAcquire() {
+            return delegate.tryAcquire().map(mapping);
+        }
+
+        @Override
+        public Optional<Lease> tryAcquire(Duration maxWait) {
+            return delegate.tryAcquire(maxWait).map(mapping);
+        }
+    }
+
+    private static final class LossBlindLease extends BrokenClients.ForwardingLease {
+        private volatile boolean closed;
+
+        LossBlindLease(Lease delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean isHeld() {
+            return !closed;
+        }
+
+        @Override
+        public void ensureHeld() {
+        }
+
+        @Override
+        public Lease onLost(Consumer<LeaseLostEvent> callback) {
+            return this;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            super.close();
+        }
+    }
+}
