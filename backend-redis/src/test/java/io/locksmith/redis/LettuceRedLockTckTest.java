@@ -2,6 +2,9 @@ package io.locksmith.redis;
 
 import io.locksmith.Capability;
 import io.locksmith.tck.StoreTck;
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -11,7 +14,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /** The full TCK on RedLock over three redis-servers through Lettuce ({@code ?client=lettuce}). */
-class LettuceRedLockTckTest extends StoreTck {
+class LettuceRedLockTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     static final List<RedisServer> servers = new ArrayList<>();
 

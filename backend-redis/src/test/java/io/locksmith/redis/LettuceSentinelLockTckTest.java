@@ -2,13 +2,16 @@ package io.locksmith.redis;
 
 import io.locksmith.Capability;
 import io.locksmith.tck.StoreTck;
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import java.util.Set;
 
 /** The full TCK on a Sentinel-monitored primary with a replica through Lettuce ({@code ?client=lettuce}). */
-class LettuceSentinelLockTckTest extends StoreTck {
+class LettuceSentinelLockTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     static SentinelGroup group;
 

@@ -4,6 +4,9 @@ import io.locksmith.Capability;
 import io.locksmith.LockClient;
 import io.locksmith.tck.LockTck;
 import io.locksmith.tck.TckTiming;
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -12,8 +15,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** The full TCK on RedLock over five redis-servers (Jedis; majority 3). */
-class RedLock5TckTest extends LockTck {
+/** The full TCK on RedLock over five redis-servers (Jedis; majority 3), the primitives kit included. */
+class RedLock5TckTest extends LockTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     static final List<RedisServer> servers = new ArrayList<>();
 
