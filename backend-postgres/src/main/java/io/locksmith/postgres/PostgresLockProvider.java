@@ -158,6 +158,12 @@ final class PostgresLockProvider implements LockProvider {
                 if (attempt >= 3 || !isDeadConnection(e)) {
                     throw e;
                 }
+                // Every pooled connection opened before the server restarted is dead too: the next attempt must get a
+                // new one, not the next dead one (the pool holds up to pool=N of them).
+                com.zaxxer.hikari.HikariPoolMXBean connections = pool.getHikariPoolMXBean();
+                if (connections != null) {
+                    connections.softEvictConnections();
+                }
             }
         }
         listener.start();

@@ -115,11 +115,17 @@ final class PostgresSchema {
                 }
                 connection.commit();
             } catch (SQLException e) {
-                connection.rollback();
+                // A broken connection fails the rollback too (the pool closes it at once): the first failure is the one
+                // that says what happened, so the later ones go with it instead of hiding it.
+                try {
+                    connection.rollback();
+                    connection.setAutoCommit(autoCommit);
+                } catch (SQLException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
                 throw e;
-            } finally {
-                connection.setAutoCommit(autoCommit);
             }
+            connection.setAutoCommit(autoCommit);
         } catch (SQLException e) {
             if ("42501".equals(e.getSQLState())) {
                 throw new LockConfigurationException("the role of " + store + " may not create the lock table in"

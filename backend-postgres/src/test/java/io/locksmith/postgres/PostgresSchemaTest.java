@@ -46,6 +46,29 @@ class PostgresSchemaTest {
         }
     }
 
+    /**
+     * A connection that breaks while the schema is created is reported by what broke it, not by the failed rollback
+     * after it ("This connection has been closed"): found when a client of a standby pair failed to open in CI with
+     * only "Connection is closed" to show.
+     */
+    @Test
+    void aConnectionThatBreaksWhileCreatingIsReportedByWhatBrokeIt() throws Exception {
+        try (java.sql.Connection broken = postgres.connect()) {
+            int pid;
+            try (java.sql.Statement statement = broken.createStatement();
+                 java.sql.ResultSet result = statement.executeQuery("SELECT pg_backend_pid()")) {
+                result.next();
+                pid = result.getInt(1);
+            }
+            postgres.execute("SELECT pg_terminate_backend(" + pid + ")");
+            io.locksmith.LockStoreException failure = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.locksmith.LockStoreException.class, () -> new PostgresSchema(freshSchema()).create(broken, "test"));
+            java.sql.SQLException cause = (java.sql.SQLException) failure.getCause();
+            org.junit.jupiter.api.Assertions.assertNotEquals("08003", cause.getSQLState(), "the failure shown is the"
+                    + " rollback's on the closed connection, not what closed it: " + failure.getMessage());
+        }
+    }
+
     private static String freshSchema() {
         return "s" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     }
