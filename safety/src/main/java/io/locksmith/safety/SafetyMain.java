@@ -18,15 +18,17 @@ import java.util.List;
  * ./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests      # every deployment, 60 s each
  * ./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests -Dsafety.args="--duration 30s redis-sentinel etcd-3"
  * </pre>
- * Arguments: {@code [--duration 60s] [--operations N] [--every-fault T] [--locks K] [--shape mutex|write-lock|semaphore]
- * [--reports DIR] [deployment ...]};
+ * Arguments: {@code [--duration 60s] [--operations N] [--every-fault T] [--locks K]
+ * [--shape mutex|write-lock|semaphore|election-term] [--readers SHARE] [--reports DIR] [deployment ...]};
  * with {@code --operations} a run lasts until N lock-protected operations are done and the duration is only its cap;
  * with {@code --every-fault} too, it also goes on until each fault the deployment supports completed T times
  * ({@link SafetyRun#everyFault(int)});
  * with {@code --locks} the clients contend for K locks at once, each with its own fenced register (the operations
  * are their sum, drawn from one budget); with {@code --shape} other than {@code mutex} every holding is an exclusive use
  * of that primitive ({@link SafetyRun#shape(LockShape)}), and the reports are named {@code <deployment>-<shape>.md},
- * {@code .json} and {@code summary-<shape>.md} so that they sit beside the mutex's. Deployments:
+ * {@code .json} and {@code summary-<shape>.md} so that they sit beside the mutex's; with {@code --readers} (0 to 1,
+ * the write-lock shape only) that share of the operations are readers beside the writers
+ * ({@link SafetyRun#readers(double)}), and {@code -readers} ends the names. Deployments:
  * {@link Deployments#names()}.
  */
 public final class SafetyMain {
@@ -40,6 +42,7 @@ public final class SafetyMain {
         int everyFault = 0;
         int locks = 1;
         LockShape shape = LockShape.MUTEX;
+        double readers = 0;
         Path reports = Path.of("reports");
         List<String> names = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
@@ -49,6 +52,7 @@ public final class SafetyMain {
                 case "--every-fault" -> everyFault = Integer.parseInt(args[++i]);
                 case "--locks" -> locks = Integer.parseInt(args[++i]);
                 case "--shape" -> shape = LockShape.fromArgument(args[++i]);
+                case "--readers" -> readers = Double.parseDouble(args[++i]);
                 case "--reports" -> reports = Path.of(args[++i]);
                 default -> names.add(args[i]);
             }
@@ -60,8 +64,9 @@ public final class SafetyMain {
                 + duration.toSeconds() + "s" + (operations > 0 ? " --operations " + operations : "")
                 + (everyFault > 0 ? " --every-fault " + everyFault : "")
                 + (locks > 1 ? " --locks " + locks : "")
-                + (shape != LockShape.MUTEX ? " --shape " + shape.argument() : "") + " %s\"";
-        String suffix = shape == LockShape.MUTEX ? "" : "-" + shape.argument();
+                + (shape != LockShape.MUTEX ? " --shape " + shape.argument() : "")
+                + (readers > 0 ? " --readers " + readers : "") + " %s\"";
+        String suffix = (shape == LockShape.MUTEX ? "" : "-" + shape.argument()) + (readers > 0 ? "-readers" : "");
         boolean allSafe = true;
         List<String> results = new ArrayList<>();
         results.add("| deployment | s | operations (failed) | " + String.join(" | ", faultHeadings())
@@ -71,7 +76,7 @@ public final class SafetyMain {
             System.out.println("safety run on " + name + suffix + " for " + duration.toSeconds() + " s ...");
             try (Deployment deployment = Deployments.start(name)) {
                 SafetyRun run = SafetyRun.on(deployment).duration(duration).locks(locks).everyFault(everyFault)
-                        .shape(shape);
+                        .shape(shape).readers(readers);
                 SafetyReport report = (operations > 0 ? run.operations(operations) : run).run();
                 write(reports.resolve(name + suffix + ".md"), report.toMarkdown(String.format(command, name)));
                 write(reports.resolve(name + suffix + ".json"), report.toJson());
@@ -86,7 +91,8 @@ public final class SafetyMain {
             }
         }
         write(reports.resolve("summary" + suffix + ".md"), "# Safety runs"
-                + (shape == LockShape.MUTEX ? "" : ", every holding through " + shape.argument()) + "\n\n"
+                + (shape == LockShape.MUTEX ? "" : ", every holding through " + shape.argument())
+                + (readers > 0 ? ", " + Math.round(readers * 100) + "% of the operations readers" : "") + "\n\n"
                 + String.join("\n", results) + "\n");
         System.out.println(String.join("\n", results));
         System.exit(allSafe ? 0 : 1);

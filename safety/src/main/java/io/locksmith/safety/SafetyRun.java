@@ -56,6 +56,7 @@ public final class SafetyRun {
     private int everyFault;
     private int locks = 1;
     private LockShape shape = LockShape.MUTEX;
+    private double readShare;
 
     private SafetyRun(Deployment deployment) {
         this.deployment = Objects.requireNonNull(deployment, "deployment cannot be null");
@@ -129,6 +130,21 @@ public final class SafetyRun {
      */
     public SafetyRun shape(LockShape shape) {
         this.shape = Objects.requireNonNull(shape, "shape cannot be null");
+        return this;
+    }
+
+    /**
+     * Makes this share of the workload's operations readers of the read-write lock whose write lock the
+     * {@link LockShape#WRITE_LOCK} shape takes ({@link ContentionWorkload#readers(double)}): readers share, and a writer
+     * beside anyone is an overlap. The victims in child JVMs stay writers. Default 0.
+     *
+     * @throws IllegalArgumentException if {@code share} is not between 0 and 1
+     */
+    public SafetyRun readers(double share) {
+        if (!(share >= 0 && share <= 1)) {
+            throw new IllegalArgumentException("the readers' share must be between 0 and 1, was " + share);
+        }
+        this.readShare = share;
         return this;
     }
 
@@ -237,6 +253,7 @@ public final class SafetyRun {
                     .acquireWait(timing.slack().multipliedBy(5))
                     .lockOptions(LockOptions.builder().leaseTime(workloadLease).build())
                     .shape(shape)
+                    .readers(readShare)
                     .register(fence)
                     .run();
         }
@@ -501,7 +518,9 @@ public final class SafetyRun {
                 case WRITE_LOCK -> "the write lock of a read-write lock of " + LockShape.WRITE_LOCK_MAX_READERS
                         + " readers";
                 case SEMAPHORE -> "all " + LockShape.SEMAPHORE_PERMITS + " permits of a semaphore as one lease";
-            };
+                case ELECTION_TERM -> "a term of an election: each acquire a new candidate, each release its leaving";
+            } + (readShare > 0 ? "; " + Math.round(readShare * 100) + "% of the workload's operations readers of its"
+                    + " read lock, beside the writers" : "");
         }
 
         private long remainingNanos() {

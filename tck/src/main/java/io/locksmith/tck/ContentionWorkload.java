@@ -57,6 +57,7 @@ public final class ContentionWorkload {
     private Duration acquireWait = Duration.ofSeconds(10);
     private LockOptions lockOptions;
     private LockShape shape = LockShape.MUTEX;
+    private double readShare;
     private Duration holdFor = Duration.ZERO;
     private CriticalSection criticalSection = (lease, client, operation) -> { };
     private FencedRegister register;
@@ -141,6 +142,22 @@ public final class ContentionWorkload {
         return this;
     }
 
+    /**
+     * Makes this share of the operations readers of the read-write lock whose write lock the {@link LockShape#WRITE_LOCK}
+     * shape takes (the rest stay writers): a reader takes its read lock, enters the register as a shared holding
+     * ({@link FencedRegister#enterShared}) and reads through the fence where a writer writes. Readers may be inside
+     * together; a writer beside anyone is an overlap. Default 0 (every operation a writer).
+     *
+     * @throws IllegalArgumentException if {@code share} is not between 0 and 1
+     */
+    public ContentionWorkload readers(double share) {
+        if (!(share >= 0 && share <= 1)) {
+            throw new IllegalArgumentException("the readers' share must be between 0 and 1, was " + share);
+        }
+        this.readShare = share;
+        return this;
+    }
+
     /** How long each holder stays inside before its second write (a busy critical section); default 0. */
     public ContentionWorkload holdFor(Duration duration) {
         Objects.requireNonNull(duration, "duration cannot be null");
@@ -168,6 +185,10 @@ public final class ContentionWorkload {
      * which remaining workers are interrupted and counted as stuck.
      */
     public WorkloadReport run() {
+        if (readShare > 0 && shape != LockShape.WRITE_LOCK) {
+            throw new IllegalStateException("readers need the write-lock shape (their read lock is that read-write"
+                    + " lock's), the shape is " + shape.argument());
+        }
         FencedRegister fence = register != null ? register : new FencedRegister();
         Run run = new Run(fence);
         long start = System.nanoTime();
@@ -254,23 +275,40 @@ public final class ContentionWorkload {
         }
 
         private boolean operate(LockClient client, int clientIndex, long operation) throws InterruptedException {
-            Optional<Lease> acquired = lock(client).tryAcquire(acquireWait);
+            boolean reading = readShare > 0 && java.util.concurrent.ThreadLocalRandom.current().nextDouble() < readShare;
+            Optional<Lease> acquired = (reading ? readLock(client) : lock(client)).tryAcquire(acquireWait);
             if (acquired.isEmpty()) {
                 return false;
             }
+            String holderId = client.clientId() + "#" + operation;
             try (Lease lease = acquired.get();
-                 FencedRegister.Hold hold = fence.enter(lease.fencingToken(), client.clientId() + "#" + operation)) {
-                hold.write(operation);
+                 FencedRegister.Hold hold = reading ? fence.enterShared(lease.fencingToken(), holderId)
+                         : fence.enter(lease.fencingToken(), holderId)) {
+                touch(hold, reading, operation);
                 if (!holdFor.isZero()) {
                     LockSupport.parkNanos(holdFor.toNanos());
                 }
                 criticalSection.inside(lease, clientIndex, operation);
-                hold.write(operation);
+                touch(hold, reading, operation);
                 if (!lease.isHeld()) {
                     lostInside.incrementAndGet();
                 }
             }
             return true;
+        }
+
+        /** A reader reads through the fence, a writer writes. */
+        private void touch(FencedRegister.Hold hold, boolean reading, long operation) {
+            if (reading) {
+                hold.read();
+            } else {
+                hold.write(operation);
+            }
+        }
+
+        private DistributedLock readLock(LockClient client) {
+            return client.readWriteLock(lockName, lockOptions == null ? LockOptions.defaults() : lockOptions,
+                    LockShape.WRITE_LOCK_MAX_READERS).readLock();
         }
 
         private DistributedLock lock(LockClient client) {

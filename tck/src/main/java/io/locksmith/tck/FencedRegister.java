@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>It records:
  * <ul>
- * <li><b>overlaps</b>: a holding entered while another was still inside, on this JVM's monotonic clock.
+ * <li><b>overlaps</b>: a holding entered while another was still inside, on this JVM's monotonic clock (shared
+ *     holdings, {@link #enterShared}, may be inside together: only an exclusive one beside any other counts).
  *     Mutual exclusion was broken in time (fencing may still have saved the data).</li>
  * <li><b>stale writes rejected</b>: a write whose token was below the highest seen. The fence did its job.</li>
  * <li><b>stale writes accepted</b>: a write the register could not tell from a current one although it came
@@ -34,8 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FencedRegister {
 
-    /** One holding's time inside the critical section. */
-    public record HoldInterval(String holderId, long token, long startNanos, long endNanos) {
+    /** One holding's time inside the critical section; {@code shared} for a reader ({@link #enterShared}). */
+    public record HoldInterval(String holderId, long token, long startNanos, long endNanos, boolean shared) {
     }
 
     private final Object writeLock = new Object();
@@ -47,7 +48,11 @@ public final class FencedRegister {
     private long staleWritesAccepted;
 
     private final AtomicInteger inside = new AtomicInteger();
+    /** Shared holdings (a read-write lock's readers) inside: they may overlap each other, never an exclusive one. */
+    private final AtomicInteger insideShared = new AtomicInteger();
     private final AtomicLong overlaps = new AtomicLong();
+    private final AtomicLong readsAccepted = new AtomicLong();
+    private final AtomicLong staleReadsRejected = new AtomicLong();
     private final ConcurrentLinkedQueue<HoldInterval> intervals = new ConcurrentLinkedQueue<>();
 
     /**
@@ -58,10 +63,55 @@ public final class FencedRegister {
      */
     public Hold enter(long token, String holderId) {
         Objects.requireNonNull(holderId, "holderId cannot be null");
-        if (inside.incrementAndGet() > 1) {
+        // Each side counts itself in before it looks at the other (atomics are sequentially consistent), so of an
+        // exclusive and a shared holding entering at once at least one sees the other.
+        if (inside.incrementAndGet() > 1 || insideShared.get() > 0) {
             overlaps.incrementAndGet();
         }
-        return new Hold(token, holderId, System.nanoTime());
+        return new Hold(token, holderId, System.nanoTime(), false);
+    }
+
+    /**
+     * A shared holder (a reader of a read-write lock) enters with its lease's token: it may be inside beside other
+     * shared holders, and an overlap is counted if an exclusive holding is inside (a writer beside a reader). Its
+     * {@link Hold#read()} is fenced as a write is: a reader whose token is below the highest written is stale.
+     *
+     * @throws NullPointerException if {@code holderId} is null
+     */
+    public Hold enterShared(long token, String holderId) {
+        Objects.requireNonNull(holderId, "holderId cannot be null");
+        insideShared.incrementAndGet();
+        if (inside.get() > 0) {
+            overlaps.incrementAndGet();
+        }
+        return new Hold(token, holderId, System.nanoTime(), true);
+    }
+
+    /**
+     * A fenced read: accepted if {@code token} is not below the highest token written (no writer came in after this
+     * reader's grant), else counted as a stale read rejected.
+     *
+     * @return true if the read was accepted
+     */
+    public boolean read(long token) {
+        synchronized (writeLock) {
+            if (token < highestToken) {
+                staleReadsRejected.incrementAndGet();
+                return false;
+            }
+        }
+        readsAccepted.incrementAndGet();
+        return true;
+    }
+
+    /** Fenced reads accepted. */
+    public long readsAccepted() {
+        return readsAccepted.get();
+    }
+
+    /** Fenced reads rejected: the reader's token was below a later writer's. */
+    public long staleReadsRejected() {
+        return staleReadsRejected.get();
     }
 
     /**
@@ -94,12 +144,19 @@ public final class FencedRegister {
         private final long token;
         private final String holderId;
         private final long start;
+        private final boolean shared;
         private boolean closed;
 
-        private Hold(long token, String holderId, long start) {
+        private Hold(long token, String holderId, long start, boolean shared) {
             this.token = token;
             this.holderId = holderId;
             this.start = start;
+            this.shared = shared;
+        }
+
+        /** A fenced read with this holding's token ({@link FencedRegister#read(long)}); false if it is stale. */
+        public boolean read() {
+            return FencedRegister.this.read(token);
         }
 
         /** Writes through the fence with this holding's token; false if it was rejected as stale. */
@@ -119,8 +176,8 @@ public final class FencedRegister {
                 return;
             }
             closed = true;
-            intervals.add(new HoldInterval(holderId, token, start, System.nanoTime()));
-            inside.decrementAndGet();
+            intervals.add(new HoldInterval(holderId, token, start, System.nanoTime(), shared));
+            (shared ? insideShared : inside).decrementAndGet();
         }
     }
 
@@ -171,7 +228,8 @@ public final class FencedRegister {
 
     /**
      * Holdings whose token was not greater than that of a holding which had already ended when they began:
-     * with a fencing store, always 0.
+     * with a fencing store, always 0. Two shared holdings are not compared: readers granted in one order may enter and
+     * leave in another, since neither excludes the other; a reader and a writer exclude each other, so theirs are.
      */
     public long tokenMonotonicityViolations() {
         List<HoldInterval> byStart = new ArrayList<>(intervals);
@@ -180,13 +238,23 @@ public final class FencedRegister {
         byEnd.sort(Comparator.comparingLong(HoldInterval::endNanos));
         long violations = 0;
         long highestEnded = Long.MIN_VALUE;
+        long highestEndedExclusive = Long.MIN_VALUE;
         int ended = 0;
+        int endedExclusive = 0;
         for (HoldInterval interval : byStart) {
             while (ended < byEnd.size() && byEnd.get(ended).endNanos() < interval.startNanos()) {
-                highestEnded = Math.max(highestEnded, byEnd.get(ended).token());
+                HoldInterval done = byEnd.get(ended);
+                highestEnded = Math.max(highestEnded, done.token());
+                if (!done.shared()) {
+                    highestEndedExclusive = Math.max(highestEndedExclusive, done.token());
+                    endedExclusive++;
+                }
                 ended++;
             }
-            if (ended > 0 && interval.token() <= highestEnded) {
+            boolean behind = interval.shared()
+                    ? endedExclusive > 0 && interval.token() <= highestEndedExclusive
+                    : ended > 0 && interval.token() <= highestEnded;
+            if (behind) {
                 violations++;
             }
         }
@@ -196,6 +264,8 @@ public final class FencedRegister {
     @Override
     public String toString() {
         return "FencedRegister[highestToken=" + highestToken() + ", accepted=" + acceptedWrites() + ", staleRejected="
-                + staleWritesRejected() + ", staleAccepted=" + staleWritesAccepted() + ", overlaps=" + overlaps() + "]";
+                + staleWritesRejected() + ", staleAccepted=" + staleWritesAccepted() + ", overlaps=" + overlaps()
+                + (readsAccepted() + staleReadsRejected() > 0 ? ", reads=" + readsAccepted() + ", staleReadsRejected="
+                + staleReadsRejected() : "") + "]";
     }
 }

@@ -34,6 +34,54 @@ class FencedRegisterTest {
     }
 
     @Test
+    void readersShareButAWriterBesideAnyoneIsAnOverlapAndAStaleReadIsRejected() {
+        FencedRegister register = new FencedRegister();
+        FencedRegister.Hold reader = register.enterShared(3, "r1");
+        FencedRegister.Hold otherReader = register.enterShared(4, "r2");
+        assertEquals(0, register.overlaps(), "readers may be inside together");
+        assertTrue(reader.read());
+        FencedRegister.Hold writer = register.enter(5, "w");
+        assertEquals(1, register.overlaps(), "a writer entered beside readers");
+        reader.close();
+        otherReader.close();
+        assertTrue(writer.write(1));
+        FencedRegister.Hold lateReader = register.enterShared(6, "r3");
+        assertEquals(2, register.overlaps(), "a reader entered beside a writer");
+        writer.close();
+        lateReader.close();
+        assertFalse(register.read(4), "a reader whose token is below a later writer's is stale");
+        assertEquals(1, register.staleReadsRejected());
+        assertEquals(1, register.readsAccepted());
+        assertEquals(0, register.tokenMonotonicityViolations(), "readers that share are not ordered among themselves");
+        register.enterShared(2, "r4").close();
+        assertEquals(1, register.tokenMonotonicityViolations(), "a reader after a writer has a token below the writer's");
+    }
+
+    @Test
+    void aMixedWorkloadOfReadersAndWritersOnAReadWriteLockIsSafe() {
+        String store = "mem-" + UUID.randomUUID();
+        try (LockClient a = LockClient.open("mem://" + store); LockClient b = LockClient.open("mem://" + store)) {
+            FencedRegister register = new FencedRegister();
+            WorkloadReport report = ContentionWorkload.on(List.of(a, b), "mixed-" + UUID.randomUUID())
+                    .shape(LockShape.WRITE_LOCK).readers(0.7).threadsPerClient(3).operations(300)
+                    .holdFor(Duration.ofMillis(1)).register(register).run();
+            assertTrue(report.isSafe(), report::toString);
+            assertEquals(0, report.overlaps(), report::toString);
+            assertTrue(register.readsAccepted() > 0 && register.acceptedWrites() > 0, register::toString);
+        }
+    }
+
+    @Test
+    void readersNeedTheWriteLockShape() {
+        try (LockClient a = LockClient.open("mem://" + UUID.randomUUID())) {
+            ContentionWorkload workload = ContentionWorkload.on(List.of(a), "x").readers(0.5);
+            IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    workload::run);
+            assertTrue(refused.getMessage().contains("write-lock"), refused.getMessage());
+        }
+    }
+
+    @Test
     void countsOverlapsAndTokensThatGoBackwards() {
         FencedRegister register = new FencedRegister();
         FencedRegister.Hold first = register.enter(10, "a");
