@@ -52,6 +52,20 @@ public enum LockShape {
         public DistributedLock lock(LockClient client, String name, LockOptions options) {
             return client.semaphore(name, SEMAPHORE_PERMITS, options).asLock(SEMAPHORE_PERMITS);
         }
+    },
+
+    /**
+     * A term of {@code client.election(name, options)}: an acquire joins a new candidate and waits for its leadership
+     * (a candidate not elected within the wait leaves), and closing the holding makes it leave. Two leaders whose
+     * believed terms overlap are then two holders inside at once, and a deposed leader's late write carries an older
+     * term's token. A {@code tryAcquire()} without a wait answers empty if the store names a leader, and otherwise
+     * waits up to 2 s for its campaign's answer. Not a Java {@code Lock} ({@code asJavaLock()} throws).
+     */
+    ELECTION_TERM {
+        @Override
+        public DistributedLock lock(LockClient client, String name, LockOptions options) {
+            return new ElectionTermLock(client, name, options);
+        }
     };
 
     /** The readers the {@link #WRITE_LOCK}'s read-write lock admits; its writer takes as many permits. */
@@ -71,7 +85,7 @@ public enum LockShape {
      */
     public abstract DistributedLock lock(LockClient client, String name, LockOptions options);
 
-    /** The shape's name on a command line: {@code mutex}, {@code write-lock} or {@code semaphore}. */
+    /** The shape's name on a command line: {@code mutex}, {@code write-lock}, {@code semaphore} or {@code election-term}. */
     public String argument() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
@@ -89,6 +103,6 @@ public enum LockShape {
                 return shape;
             }
         }
-        throw new IllegalArgumentException("unknown lock shape '" + argument + "': use mutex, write-lock or semaphore");
+        throw new IllegalArgumentException("unknown lock shape '" + argument + "': use mutex, write-lock, semaphore or election-term");
     }
 }

@@ -26,9 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The fault rules run through a primitive ({@code LockFaultTck.lockShape()}) catch a primitive built wrongly over a
- * correct store: the correct semaphore passes R9.4 (a holder cut off from the store), a semaphore whose holding does not
- * look at its permits after the grant fails it (its holder never learns that a permit is gone), and an exclusive use
- * that takes one permit instead of all fails it (another client is inside beside the holder).
+ * correct store: the correct semaphore and election pass R9.4 (a holder cut off from the store); a semaphore whose
+ * holding does not look at its permits after the grant fails it (its holder never learns that a permit is gone), so
+ * does an exclusive use that takes one permit instead of all (another client is inside beside the holder), and so does
+ * a leader that believes it leads until it leaves (two leaders at once).
  */
 class BrokenPrimitiveFaultRulesTest {
 
@@ -44,7 +45,7 @@ class BrokenPrimitiveFaultRulesTest {
         store.close();
     }
 
-    /** The fault kit over the toy network store, every holding all 3 permits of a semaphore. */
+    /** The fault kit over the toy network store, every holding all 3 permits of a semaphore (by default). */
     abstract static class ToySemaphoreFaultTck extends LockFaultTck {
         @Override
         protected LockShape lockShape() {
@@ -92,6 +93,34 @@ class BrokenPrimitiveFaultRulesTest {
         protected DistributedLock lockOf(LockClient client, String name, LockOptions options) {
             return client.semaphore(name, LockShape.SEMAPHORE_PERMITS, options).asLock(1);
         }
+    }
+
+    /** Every holding a term of an election. */
+    static class CorrectElectionFaultTck extends ToySemaphoreFaultTck {
+        @Override
+        protected LockShape lockShape() {
+            return LockShape.ELECTION_TERM;
+        }
+    }
+
+    /** A leader that believes it leads until it leaves, whatever becomes of its term (no revocation on loss). */
+    static class TermLossBlindElectionFaultTck extends CorrectElectionFaultTck {
+        @Override
+        protected DistributedLock lockOf(LockClient client, String name, LockOptions options) {
+            return new LeaseMappingLock(super.lockOf(client, name, options), LossBlindLease::new);
+        }
+    }
+
+    @Test
+    void theCorrectElectionPassesR9_4() {
+        Map<FaultRule, TestExecutionResult> results = run(CorrectElectionFaultTck.class);
+        assertEquals(TestExecutionResult.Status.SUCCESSFUL, results.get(FaultRule.R9_4).getStatus(),
+                () -> FaultRuleRuns.describe(results));
+    }
+
+    @Test
+    void aLeaderBlindToItsTermsLossFailsR9_4() {
+        assertFailed(run(TermLossBlindElectionFaultTck.class).get(FaultRule.R9_4), "still believed it held");
     }
 
     @Test
