@@ -10,9 +10,9 @@ import java.util.Map;
  * Which fault rules a primitive's kit class runs (SPEC R11 to R13 under R9's faults). A holding of a semaphore or a
  * write lock is several store locks at once, and an election's holding is a candidate's term, so the rules about
  * holders run through them ({@code LockFaultTck.lockShape()}): on each store's single node every one of them, through
- * the semaphore on Redis and etcd, the write lock on ZooKeeper and PostgreSQL, and an election's term on all four; on a
- * replicated deployment the rules of its nodes (a node killed, a failover, a partition, a frozen leader, a session),
- * the holder's own faults having run on the single node of the same store.
+ * each of the three shapes; on a replicated deployment the rules of its nodes (a node killed, a failover, a partition,
+ * a frozen leader, a session) through one or two shapes, the holder's own faults having run on the single node of the
+ * same store.
  */
 final class PrimitiveFaultRules {
 

@@ -3,6 +3,9 @@ package io.locksmith.tck;
 import io.locksmith.Capability;
 import io.locksmith.LockClient;
 import io.locksmith.mem.MemStore;
+import io.locksmith.tck.kits.ElectionKit;
+import io.locksmith.tck.kits.ReadWriteKit;
+import io.locksmith.tck.kits.SemaphoreKit;
 
 import java.util.Set;
 import java.util.UUID;
@@ -11,7 +14,7 @@ import java.util.UUID;
  * The whole kit against {@code migrate:} over two in-JVM stores in phase {@code to}: a migrating client
  * must be as good a lock as a plain one. Cross-phase exclusion and tokens: lock-api's MigrationTest.
  */
-class MigrateToMemTck extends LockTck {
+class MigrateToMemTck extends LockTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
     private final String oldStore = "old-" + UUID.randomUUID();
     private final String newStore = "new-" + UUID.randomUUID();

@@ -26,10 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The fault rules run through a primitive ({@code LockFaultTck.lockShape()}) catch a primitive built wrongly over a
- * correct store: the correct semaphore and election pass R9.4 (a holder cut off from the store); a semaphore whose
+ * correct store: the correct semaphore, write lock and election pass R9.4 (a holder cut off from the store); a semaphore whose
  * holding does not look at its permits after the grant fails it (its holder never learns that a permit is gone), so
- * does an exclusive use that takes one permit instead of all (another client is inside beside the holder), and so does
- * a leader that believes it leads until it leaves (two leaders at once).
+ * does an exclusive use that takes one permit instead of all (another client is inside beside the holder), a write lock
+ * that takes a reader's share, and a leader that believes it leads until it leaves (two leaders at once).
  */
 class BrokenPrimitiveFaultRulesTest {
 
@@ -93,6 +93,34 @@ class BrokenPrimitiveFaultRulesTest {
         protected DistributedLock lockOf(LockClient client, String name, LockOptions options) {
             return client.semaphore(name, LockShape.SEMAPHORE_PERMITS, options).asLock(1);
         }
+    }
+
+    /** Every holding a read-write lock's write lease. */
+    static class CorrectWriteLockFaultTck extends ToySemaphoreFaultTck {
+        @Override
+        protected LockShape lockShape() {
+            return LockShape.WRITE_LOCK;
+        }
+    }
+
+    /** A write lock that takes a reader's share of the permits: a writer that readers and other writers get in beside. */
+    static class ReaderShareWriteLockFaultTck extends CorrectWriteLockFaultTck {
+        @Override
+        protected DistributedLock lockOf(LockClient client, String name, LockOptions options) {
+            return client.readWriteLock(name, options, LockShape.WRITE_LOCK_MAX_READERS).readLock();
+        }
+    }
+
+    @Test
+    void theCorrectWriteLockPassesR9_4() {
+        Map<FaultRule, TestExecutionResult> results = run(CorrectWriteLockFaultTck.class);
+        assertEquals(TestExecutionResult.Status.SUCCESSFUL, results.get(FaultRule.R9_4).getStatus(),
+                () -> FaultRuleRuns.describe(results));
+    }
+
+    @Test
+    void aWriteLockThatTakesAReadersShareFailsR9_4() {
+        assertFailed(run(ReaderShareWriteLockFaultTck.class).get(FaultRule.R9_4), "another client got lock");
     }
 
     /** Every holding a term of an election. */
