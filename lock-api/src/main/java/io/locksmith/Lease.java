@@ -1,5 +1,6 @@
 package io.locksmith;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -126,4 +127,48 @@ public interface Lease extends AutoCloseable {
      * @return a future completed when the release is done
      */
     CompletableFuture<Void> closeAsync();
+
+    /**
+     * Sets the time this lease has left to {@code ttl}, counted from this call, as the store sees it: the store keeps
+     * the lock that long (or until the lease is closed), then frees it, and the lease's local deadline moves with it.
+     * For a lease that does not renew itself ({@link LockOptions.Builder#fixedLease()}): a job that needs longer than
+     * it first said asks for more, one nearly done asks for less (ShedLock's {@code extend}). A renewing lease keeps
+     * itself alive and is refused. Works from any thread; the lease stays bound to its thread as before.
+     *
+     * @param ttl the lease's new time from now
+     * @return true if the store confirmed the new time; false if the lease is no longer held: closed, lost, or gone
+     *         from the store (then reported lost to its {@link #onLost} callbacks)
+     * @throws NullPointerException          if {@code ttl} is null
+     * @throws IllegalArgumentException      if {@code ttl} is zero, negative, longer than
+     *                                       {@link LockOptions#MAX_LEASE_TIME}, or shorter than the store can honour
+     * @throws IllegalStateException         if the lease renews itself: its renewals would undo the new time
+     * @throws LockStoreException            if the store did not answer within the client's call limit; the lease keeps
+     *                                       the time it had
+     * @throws UnsupportedOperationException if this lease cannot set its time (a primitive's lease of several store
+     *                                       locks, or a lease implementation that does not support it)
+     */
+    default boolean extend(Duration ttl) {
+        throw new UnsupportedOperationException("lease on '" + lockName() + "' cannot set its time (" + getClass().getName()
+                + ")");
+    }
+
+    /**
+     * Closes this lease now and has the store keep the lock for {@code keep} more, counted from this call, then free
+     * it: nobody else gets it before then (ShedLock's {@code lockAtLeastFor}: a scheduled job that finished early keeps
+     * the other instances from running it again within that time). The lease is closed when this method returns
+     * ({@link #isHeld()} is false) and is no longer renewed. On a store that applies a TTL (Redis, PostgreSQL) the lock's
+     * TTL is set to {@code keep}, so it holds even if this process ends; on a store whose locks live with the client's
+     * session (ZooKeeper, etcd) the client releases it at that time, and a process that ends first takes the lock with
+     * its session, earlier. A {@code keep} of zero is {@link #close()}. When it is not the last lease sharing the store
+     * lock by re-entry, the others keep it and {@code keep} has no effect.
+     *
+     * @param keep how long the store keeps the lock from now
+     * @throws NullPointerException          if {@code keep} is null
+     * @throws IllegalArgumentException      if {@code keep} is negative or longer than {@link LockOptions#MAX_LEASE_TIME}
+     * @throws UnsupportedOperationException if this lease cannot keep its lock past its close (see {@link #extend})
+     */
+    default void closeAfter(Duration keep) {
+        throw new UnsupportedOperationException("lease on '" + lockName() + "' cannot keep its lock past its close ("
+                + getClass().getName() + ")");
+    }
 }

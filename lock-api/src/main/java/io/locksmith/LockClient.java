@@ -227,6 +227,13 @@ public interface LockClient extends AutoCloseable {
     int heldCount();
 
     /**
+     * The shortest lease time the store behind this client can honour: a lease time under it is refused when a lock
+     * is made ({@link #lock(String, LockOptions)}). An adapter that takes lease times from elsewhere (ShedLock's
+     * {@code lockAtMostFor}) raises shorter ones to it. Whole seconds on etcd, tens of milliseconds elsewhere.
+     */
+    java.time.Duration minimumLeaseTime();
+
+    /**
      * Releases every lease this client still holds (their holders are told, with
      * {@link LossReason#CLIENT_CLOSED}), stops the renewal thread and closes the store connection.
      * Closing a closed client does nothing.

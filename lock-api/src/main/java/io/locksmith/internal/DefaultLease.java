@@ -5,6 +5,7 @@ import io.locksmith.Lease;
 import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockLostException;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -140,6 +141,37 @@ final class DefaultLease implements Lease {
             return CompletableFuture.completedFuture(null);
         }
         return client.lastLeaseClosedAsync(lock, previous);
+    }
+
+    @Override
+    public boolean extend(Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl cannot be null");
+        usedHere();
+        if (closed.get()) {
+            return false;
+        }
+        return client.extend(lock, ttl);
+    }
+
+    @Override
+    public void closeAfter(Duration keep) {
+        Objects.requireNonNull(keep, "keep cannot be null");
+        if (keep.isNegative() || keep.compareTo(io.locksmith.LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("keep must be between 0 and " + io.locksmith.LockOptions.MAX_LEASE_TIME
+                    + ", was " + keep + " [lock '" + lock.name() + "']");
+        }
+        if (keep.isZero()) {
+            close();
+            return;
+        }
+        usedHere();
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        HeldLock.State previous = lock.leaseClosed();
+        if (previous != null) {
+            client.lastLeaseClosedAfter(lock, previous, keep);
+        }
     }
 
     @Override

@@ -414,6 +414,11 @@ final class DefaultLockClient implements LockClient {
     }
 
     @Override
+    public Duration minimumLeaseTime() {
+        return provider.minimumTtl();
+    }
+
+    @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
@@ -582,6 +587,84 @@ final class DefaultLockClient implements LockClient {
         // A copy: a caller that cancels what it got (a cancelled coroutine, a disposed Mono) must not cancel the
         // release itself before a pool thread has run it; the lock would then stay until its TTL.
         return storeCalls.runAsync(lock.name(), () -> lastLeaseClosed(lock, previous)).copy();
+    }
+
+    /**
+     * {@link io.locksmith.Lease#extend}: the store keeps {@code lock} for {@code ttl} from now (a renewal with that TTL,
+     * owner-checked), and the local deadline moves with it.
+     */
+    boolean extend(HeldLock lock, Duration ttl) {
+        if (lock.options.isRenewing()) {
+            throw new IllegalStateException("the lease on lock '" + lock.name() + "' renews itself every "
+                    + lock.options.leaseTime() + ": its renewals would undo a new time; extend() is for a lease that"
+                    + " does not renew (LockOptions.builder().fixedLease())");
+        }
+        if (ttl.isZero() || ttl.isNegative() || ttl.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("ttl must be positive and at most " + LockOptions.MAX_LEASE_TIME
+                    + ", was " + ttl + " [lock '" + lock.name() + "']");
+        }
+        Duration effective = checkTtl(ttl, lock.name());
+        ensureOpen();
+        if (!lock.isHeld(System.nanoTime())) {
+            return false;
+        }
+        outage.check(lock.name());
+        long sentAt = System.nanoTime();
+        boolean confirmed;
+        try {
+            confirmed = storeCalls.call(lock.name(), "extend", () -> provider.renew(lock.grant, effective),
+                    commandTimeoutNanos, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.locksmith.LockInterruptedException(lock.name(), e);
+        }
+        if (!confirmed) {
+            lose(lock, LossReason.TAKEN_AWAY, "the store no longer had this holder's lock when it was extended", null);
+            return false;
+        }
+        lock.extendedTo(sentAt, saturatedNanos(effective));
+        keeper.add(lock); // its deadline moved: the keeper wakes for the new one
+        events.emit(LockEvent.Type.RENEWED, lock.name(), lock.grant.fencingToken(), lock.grant.owner().holder(), 0, null);
+        return true;
+    }
+
+    /**
+     * The last lease on {@code lock} was closed by {@link io.locksmith.Lease#closeAfter}: forgotten here at once, kept in
+     * the store for {@code keep}. A store that applies a TTL gets that TTL (owner-checked, so the lock holds even if
+     * this process ends); one whose locks live with the session, or one that did not answer, gets the release from
+     * this client at that time.
+     */
+    void lastLeaseClosedAfter(HeldLock lock, HeldLock.State previous, Duration keep) {
+        if (previous != HeldLock.State.HELD) {
+            lastLeaseClosed(lock, previous);
+            return;
+        }
+        forget(lock);
+        long releaseAt = System.nanoTime() + saturatedNanos(keep);
+        boolean storeKeepsIt = false;
+        if (storeAppliesTtl && keep.compareTo(provider.minimumTtl()) >= 0) {
+            try {
+                Duration ttl = provider.effectiveTtl(keep);
+                storeKeepsIt = storeCalls.call(lock.name(), "keep after close", () -> provider.renew(lock.grant, ttl),
+                        commandTimeoutNanos, null);
+                if (!storeKeepsIt) {
+                    LOG.warn("lock '{}' (token {}) was no longer held in {} when closed: it was lost during the work",
+                            lock.name(), lock.grant.fencingToken(), provider.describe());
+                    waitQueues.released(lock.name());
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                LOG.warn("lock '{}' could not be given {} more in {}; this client releases it then: {}", lock.name(),
+                        keep, provider.describe(), e.toString());
+            }
+        }
+        events.emit(LockEvent.Type.RELEASED, lock.name(), lock.grant.fencingToken(), lock.grant.owner().holder(),
+                System.nanoTime() - lock.acquiredAt, null);
+        if (!storeKeepsIt) {
+            guaranteedReleases.releaseAt(lock.grant, releaseAt);
+        }
     }
 
     /** The last lease on {@code lock} was closed. */

@@ -19,7 +19,8 @@ final class HeldLock {
 
     final Grant grant;
     final LockOptions options;
-    final long ttlNanos;
+    /** The TTL asked for at each confirmation; changed only by {@link #extendedTo}. */
+    volatile long ttlNanos;
     /**
      * The thread working in the critical section: the thread of a blocking acquire, until the lease is handed off
      * (explicitly, or by being used from another thread); null for an asynchronous acquire and after a hand-off. Only
@@ -75,6 +76,12 @@ final class HeldLock {
         this.renewAt = saturatedAdd(sentAt, ttlNanos / 3);
         this.lastRenewalFailed = false;
         this.lastRenewalError = null;
+    }
+
+    /** The store confirmed a new TTL of {@code newTtlNanos} from {@code sentAt} ({@link io.locksmith.Lease#extend}). */
+    synchronized void extendedTo(long sentAt, long newTtlNanos) {
+        this.ttlNanos = newTtlNanos;
+        confirmed(sentAt, newTtlNanos);
     }
 
     /**

@@ -213,6 +213,11 @@ final class LazyLockClient implements LockClient {
     }
 
     @Override
+    public java.time.Duration minimumLeaseTime() {
+        return connected(null).minimumLeaseTime();
+    }
+
+    @Override
     public int heldCount() {
         LockClient client = delegate;
         return client == null ? 0 : client.heldCount();

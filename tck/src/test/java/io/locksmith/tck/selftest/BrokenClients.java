@@ -101,6 +101,11 @@ final class BrokenClients {
         }
 
         @Override
+        public Duration minimumLeaseTime() {
+            return delegate.minimumLeaseTime();
+        }
+
+        @Override
         public void close() {
             delegate.close();
         }

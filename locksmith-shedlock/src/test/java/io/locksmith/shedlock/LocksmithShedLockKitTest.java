@@ -1,0 +1,55 @@
+package io.locksmith.shedlock;
+
+import io.locksmith.LockClient;
+import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
+import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
+import org.junit.jupiter.api.BeforeEach;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * ShedLock's own published test kit ({@code shedlock-test-support} 6.6.1: the lock, unlock, time-out, lockAtLeastFor,
+ * extend and fuzz tests) against {@link LocksmithLockProvider} on one store; a subclass per store starts it. Each test
+ * gets a provider of its own name prefix: the kit uses the same lock names in every test, and a lock one test keeps
+ * for {@code lockAtLeastFor} must not refuse the next test's.
+ */
+abstract class LocksmithShedLockKitTest extends AbstractExtensibleLockProviderIntegrationTest {
+
+    private LocksmithLockProvider provider;
+
+    /** The client of the store under test, shared by the class's tests and closed after them. */
+    protected abstract LockClient client();
+
+    @BeforeEach
+    void freshNamespace() {
+        provider = new LocksmithLockProvider(client(), "shedlock-" + UUID.randomUUID() + ":");
+    }
+
+    @Override
+    protected ExtensibleLockProvider getLockProvider() {
+        return provider;
+    }
+
+    @Override
+    protected void assertLocked(String lockName) {
+        assertTrue(client().inspect(provider.namePrefix() + lockName).isPresent(), "lock '" + lockName
+                + "' is not held in " + client().describe());
+    }
+
+    /**
+     * Free in the store within the store's shortest lease (plus a scheduling slack): a lock whose
+     * {@code lockAtMostFor} is shorter lives that long in the store, and on a store whose locks live with the session a
+     * lock kept for {@code lockAtLeastFor} is released by the client at that time, one store call later.
+     */
+    @Override
+    protected void assertUnlocked(String lockName) {
+        String name = provider.namePrefix() + lockName;
+        await("lock '" + lockName + "' free in " + client().describe())
+                .atMost(client().minimumLeaseTime().plus(Duration.ofMillis(500)))
+                .until(() -> client().inspect(name).isEmpty());
+    }
+}
