@@ -22,10 +22,11 @@ import java.util.function.Supplier;
  * The fault kit against a {@link Deployment} started fresh for each rule (a rule may kill its nodes), once the
  * rule is known to run: a rule skipped for a missing hook starts nothing. A subclass names the deployment and
  * the faults whose rules run on it; the other hooks stay unsupported and their rules are skipped, naming the
- * hook. The deployment is closed after the kit's clients. The rules that only put another client between a
- * provider's steps (R9.16 to R9.18: their own proxies, their own lock names, no server touched) share one deployment
- * per kit class, started by the first of them and closed after the class: starting a Sentinel or a PostgreSQL server
- * takes longer than such a rule.
+ * hook. The deployment is closed after the kit's clients. The rules whose faults touch no server (a holder's or a
+ * client's: R7.7, R8.10, R9.1 to R9.5, R9.8, R9.16 to R9.18, each with its own proxies and lock names) share one
+ * deployment per kit class, started by the first of them and closed after the class: starting a Sentinel or a
+ * PostgreSQL server takes longer than such a rule. A rule that kills, freezes, partitions, fails over or restarts a
+ * server gets a fresh one.
  */
 abstract class DeploymentFaultTck extends LockFaultTck {
 
@@ -35,8 +36,15 @@ abstract class DeploymentFaultTck extends LockFaultTck {
     private final Set<Fault> faults;
     private Deployment deployment;
 
-    /** The rules that leave the deployment as they found it, and so share one per kit class. */
-    private static final Set<FaultRule> SHARING = EnumSet.of(FaultRule.R9_16, FaultRule.R9_17, FaultRule.R9_18);
+    /**
+     * The rules that leave the deployment as they found it, and so share one per kit class: their faults are a
+     * holder's (a victim JVM killed or paused) or a client's (its proxy cut, slowed, or dropping a reply), on lock
+     * names of their own; no server is touched. Starting a Sentinel group, a cluster or a PostgreSQL pair per rule took
+     * most of these classes' time.
+     */
+    private static final Set<FaultRule> SHARING = EnumSet.of(FaultRule.R7_7, FaultRule.R8_10, FaultRule.R9_1,
+            FaultRule.R9_2, FaultRule.R9_3, FaultRule.R9_4, FaultRule.R9_5, FaultRule.R9_8, FaultRule.R9_16,
+            FaultRule.R9_17, FaultRule.R9_18);
     private static final Map<Class<?>, Deployment> SHARED = new ConcurrentHashMap<>();
     private boolean sharing;
 
