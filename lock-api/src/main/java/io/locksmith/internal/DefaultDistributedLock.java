@@ -333,6 +333,15 @@ final class DefaultDistributedLock implements DistributedLock {
             now = System.nanoTime();
             if (grant.isPresent()) {
                 Optional<Lease> lease = take(provider, grant.get(), owner, sentAt, now, start, thread);
+                if (lease == null) {
+                    // Lost before the caller got it: a lease to work under it must not be. Within the wait, try again.
+                    now = System.nanoTime();
+                    if (willWait && remaining(now) > 0) {
+                        retryOnlyWithinTheWait = true;
+                        return Step.pause(troublePause());
+                    }
+                    return timedOut(now);
+                }
                 if (lease.isPresent()) {
                     acquired = true;
                     return Step.finished(lease);
@@ -597,7 +606,9 @@ final class DefaultDistributedLock implements DistributedLock {
 
     /**
      * Turns a grant into a lease, or releases it: if its validity already passed (empty result), or if anything
-     * fails on the way, the store's grant must not stay behind with nobody holding a lease on it.
+     * fails on the way, the store's grant must not stay behind with nobody holding a lease on it. Null if the grant
+     * was lost before the caller could get it (the store reported the session's loss while the acquire was in flight):
+     * the caller would work under a lease the store may already have let go, beside the next holder.
      */
     private Optional<Lease> take(LockProvider provider, Grant grant, Owner owner, long sentAt, long now, long start,
                                  Thread thread) {
@@ -609,6 +620,16 @@ final class DefaultDistributedLock implements DistributedLock {
             if (now - held.deadline < 0) {
                 client.registerHeld(held);
                 registered = true;
+                if (!client.isClosed() && held.state() == HeldLock.State.LOST) {
+                    LOG.info("lock '{}' (token {}) was lost as it was granted ({}); not handed out", name,
+                            held.grant.fencingToken(), held.lostEvent() == null ? "?" : held.lostEvent().reason());
+                    HeldLock.State previous = held.leaseClosed();
+                    if (previous != null) {
+                        client.lastLeaseClosed(held, previous); // a lost holding's close: released in the background
+                    }
+                    client.stillAcquiring(owner);
+                    return null;
+                }
                 if (!client.isClosed()) {
                     client.events().emit(LockEvent.Type.ACQUIRED, name, held.grant.fencingToken(),
                             owner.holder(), now - start, null);

@@ -172,6 +172,13 @@ final class DefaultLeaderElection implements LeaderElection {
     }
 
     private void elected(long forMembership, Lease lease) {
+        if (!lease.isHeld()) {
+            // Lost between the grant and here: no term to report, and none a waiter may believe in. Campaign again,
+            // after a pause: a session that keeps failing must not be asked again at once.
+            lease.closeAsync();
+            client.keeper.runLater(() -> campaign(forMembership), FIRST_RETRY_NANOS);
+            return;
+        }
         Term won;
         CompletableFuture<Term> waiting;
         synchronized (this) {

@@ -547,6 +547,14 @@ final class DefaultLockClient implements LockClient {
         inFlight.put(owner.id(), NO_LOSS);
     }
 
+    /**
+     * The acquire for {@code owner} goes on after a grant that was lost before it was handed out (registering it took
+     * the owner's entry): keep loss reports for its next grant again.
+     */
+    void stillAcquiring(io.locksmith.spi.Owner owner) {
+        inFlight.put(owner.id(), NO_LOSS);
+    }
+
     /** The acquire for {@code owner} ended, granted or not. */
     void acquireEnded(io.locksmith.spi.Owner owner) {
         inFlight.remove(owner.id());

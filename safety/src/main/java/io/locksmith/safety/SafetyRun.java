@@ -224,6 +224,12 @@ public final class SafetyRun {
                 injectFaults(workload);
                 workload.join();
                 List<WorkloadReport> reports = perLock.stream().map(CompletableFuture::join).toList();
+                for (int i = 0; i < registers.size(); i++) {
+                    for (String overlap : registers.get(i).overlapRecords()) {
+                        System.out.println("overlap on " + lockNames.get(i) + " (run started "
+                                + java.time.Instant.now().minusNanos(System.nanoTime() - start) + "): " + overlap);
+                    }
+                }
                 WorkloadReport report = reports.size() == 1 ? reports.get(0)
                         : SafetyReport.sumOf(reports.size() + " locks " + runId + "-0.." + (reports.size() - 1), reports);
                 String description = shape == LockShape.MUTEX ? deployment.description()

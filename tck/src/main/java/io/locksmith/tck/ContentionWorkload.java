@@ -280,7 +280,8 @@ public final class ContentionWorkload {
             if (acquired.isEmpty()) {
                 return false;
             }
-            String holderId = client.clientId() + "#" + operation;
+            // Whether the lease was still held as it entered: an overlap with one that was not is a lost lease's.
+            String holderId = client.clientId() + "#" + operation + (acquired.get().isHeld() ? "" : "(lost at entry)");
             try (Lease lease = acquired.get();
                  FencedRegister.Hold hold = reading ? fence.enterShared(lease.fencingToken(), holderId)
                          : fence.enter(lease.fencingToken(), holderId)) {

@@ -54,6 +54,11 @@ public final class FencedRegister {
     private final AtomicLong readsAccepted = new AtomicLong();
     private final AtomicLong staleReadsRejected = new AtomicLong();
     private final ConcurrentLinkedQueue<HoldInterval> intervals = new ConcurrentLinkedQueue<>();
+    /** The holdings inside now, for the record of an overlap. */
+    private final java.util.Set<Hold> insideNow = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** What each overlap was (the first {@link #MAX_OVERLAP_RECORDS}): who entered, and who was inside. */
+    private final ConcurrentLinkedQueue<String> overlapRecords = new ConcurrentLinkedQueue<>();
+    private static final int MAX_OVERLAP_RECORDS = 20;
 
     /**
      * A holder enters its critical section with its lease's token. {@code holderId} must be unique per
@@ -65,10 +70,38 @@ public final class FencedRegister {
         Objects.requireNonNull(holderId, "holderId cannot be null");
         // Each side counts itself in before it looks at the other (atomics are sequentially consistent), so of an
         // exclusive and a shared holding entering at once at least one sees the other.
+        Hold hold = new Hold(token, holderId, System.nanoTime(), false);
         if (inside.incrementAndGet() > 1 || insideShared.get() > 0) {
             overlaps.incrementAndGet();
+            recordOverlap(hold);
         }
-        return new Hold(token, holderId, System.nanoTime(), false);
+        insideNow.add(hold);
+        return hold;
+    }
+
+    private void recordOverlap(Hold entering) {
+        if (overlapRecords.size() >= MAX_OVERLAP_RECORDS) {
+            return;
+        }
+        StringBuilder record = new StringBuilder().append(java.time.Instant.now()).append(": ")
+                .append(entering.shared ? "reader " : "").append(entering.holderId)
+                .append(" (token ").append(entering.token).append(") entered while inside:");
+        for (Hold other : insideNow) {
+            record.append(' ').append(other.shared ? "reader " : "").append(other.holderId).append(" (token ")
+                    .append(other.token).append(", for ")
+                    .append(java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(entering.start - other.start))
+                    .append(" us)");
+        }
+        overlapRecords.add(record.toString());
+    }
+
+    /**
+     * What the first overlaps were: the holding that entered and each one inside then, with tokens and for how long
+     * it had been inside. Holder ids are the caller's ({@link ContentionWorkload}'s say whether the lease was still
+     * held when it entered).
+     */
+    public List<String> overlapRecords() {
+        return List.copyOf(overlapRecords);
     }
 
     /**
@@ -80,11 +113,14 @@ public final class FencedRegister {
      */
     public Hold enterShared(long token, String holderId) {
         Objects.requireNonNull(holderId, "holderId cannot be null");
+        Hold hold = new Hold(token, holderId, System.nanoTime(), true);
         insideShared.incrementAndGet();
         if (inside.get() > 0) {
             overlaps.incrementAndGet();
+            recordOverlap(hold);
         }
-        return new Hold(token, holderId, System.nanoTime(), true);
+        insideNow.add(hold);
+        return hold;
     }
 
     /**
@@ -176,6 +212,7 @@ public final class FencedRegister {
                 return;
             }
             closed = true;
+            insideNow.remove(this);
             intervals.add(new HoldInterval(holderId, token, start, System.nanoTime(), shared));
             (shared ? insideShared : inside).decrementAndGet();
         }
