@@ -40,6 +40,11 @@ class BrokenFaultProvidersTest {
             return null;
         }
 
+        /** The toy store of the test class that runs this kit. */
+        ToyNetworkStore store() {
+            return store;
+        }
+
         private String parameters() {
             return "?timeout=300ms" + (flaw() == null ? "" : "&flaw=" + flaw());
         }
@@ -51,17 +56,17 @@ class BrokenFaultProvidersTest {
 
         @Override
         protected LockClient newClient() {
-            return LockClient.open("toynet://127.0.0.1:" + store.port() + parameters());
+            return LockClient.open("toynet://127.0.0.1:" + store().port() + parameters());
         }
 
         @Override
         protected String proxiedAddress() {
-            return "127.0.0.1:" + store.port();
+            return "127.0.0.1:" + store().port();
         }
 
         @Override
         protected String uriThrough(TcpProxy proxy) {
-            return "toynet://127.0.0.1:" + proxy.port() + parameters() + "&store=" + store.port();
+            return "toynet://127.0.0.1:" + proxy.port() + parameters() + "&store=" + store().port();
         }
     }
 

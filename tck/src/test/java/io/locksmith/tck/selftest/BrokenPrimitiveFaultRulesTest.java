@@ -6,10 +6,8 @@ import io.locksmith.LeaseLostEvent;
 import io.locksmith.LockClient;
 import io.locksmith.LockOptions;
 import io.locksmith.tck.LockShape;
-import io.locksmith.tck.fault.DeploymentShape;
 import io.locksmith.tck.fault.FaultRule;
 import io.locksmith.tck.fault.LockFaultTck;
-import io.locksmith.tck.fault.TcpProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,31 +43,16 @@ class BrokenPrimitiveFaultRulesTest {
         store.close();
     }
 
-    /** The fault kit over the toy network store, every holding all 3 permits of a semaphore (by default). */
-    abstract static class ToySemaphoreFaultTck extends LockFaultTck {
+    /** The fault kit over this test's toy network store, every holding all 3 permits of a semaphore (by default). */
+    abstract static class ToySemaphoreFaultTck extends BrokenFaultProvidersTest.ToyNetworkFaultTck {
+        @Override
+        ToyNetworkStore store() {
+            return store;
+        }
+
         @Override
         protected LockShape lockShape() {
             return LockShape.SEMAPHORE;
-        }
-
-        @Override
-        protected DeploymentShape deploymentShape() {
-            return DeploymentShape.singleNode();
-        }
-
-        @Override
-        protected LockClient newClient() {
-            return LockClient.open("toynet://127.0.0.1:" + store.port() + "?timeout=300ms");
-        }
-
-        @Override
-        protected String proxiedAddress() {
-            return "127.0.0.1:" + store.port();
-        }
-
-        @Override
-        protected String uriThrough(TcpProxy proxy) {
-            return "toynet://127.0.0.1:" + proxy.port() + "?timeout=300ms&store=" + store.port();
         }
     }
 
