@@ -268,6 +268,12 @@ final class LockedMethod {
         }
         Object value;
         try {
+            if (!handlesNull) {
+                // "'order:' + #order.id" with a null id would lock "order:null" too: a null part of a concatenation,
+                // from a property or a method as well as a parameter, fails the call instead.
+                checkConcatenatedParts(((SpelExpression) name).getAST(),
+                        new org.springframework.expression.spel.ExpressionState(context));
+            }
             value = name.getValue(context);
         } catch (EvaluationException e) {
             throw invalid("name \"" + nameSource + "\" could not be evaluated: " + e.getMessage()
@@ -415,6 +421,31 @@ final class LockedMethod {
         }
         for (int i = 0; i < node.getChildCount(); i++) {
             collectVariables(node.getChild(i), into);
+        }
+    }
+
+    /**
+     * Evaluates each part of every concatenation ({@code +}) in the name that is not literal text: a null part fails the
+     * call, naming it. Each such part is evaluated once more than the name itself: a name should not call methods with
+     * side effects.
+     */
+    private void checkConcatenatedParts(SpelNode node, org.springframework.expression.spel.ExpressionState state) {
+        if (node instanceof org.springframework.expression.spel.ast.OpPlus) {
+            for (int i = 0; i < node.getChildCount(); i++) {
+                SpelNode part = node.getChild(i);
+                if (part instanceof org.springframework.expression.spel.ast.OpPlus
+                        || part instanceof org.springframework.expression.spel.ast.Literal) {
+                    continue;
+                }
+                if (part.getValue(state) == null) {
+                    throw invalid("name \"" + nameSource + "\": its part " + part.toStringAST() + " is null in this"
+                            + " call; a lock name must not contain null (pass a value, or say what null means in the"
+                            + " expression: " + part.toStringAST() + " ?: 'none')", null);
+                }
+            }
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            checkConcatenatedParts(node.getChild(i), state);
         }
     }
 

@@ -89,6 +89,18 @@ class LockedAnnotationTest {
         @Locked(name = "#root.args[0]")
         public void rawName(String name) {
         }
+
+        @Locked(name = "'order:' + #order.id() + ':' + #order.lineKey()")
+        public String byProperty(Order order) {
+            return LockContext.currentLease().lockName();
+        }
+    }
+
+    /** An order whose id may be missing (a draft), read by a property and a method in a lock name. */
+    record Order(String id, String line) {
+        public String lineKey() {
+            return line == null ? null : "line-" + line;
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -203,6 +215,13 @@ class LockedAnnotationTest {
                     .hasMessageContaining("rawName").hasMessageContaining("gave null");
             assertThatThrownBy(() -> service.rawName(" ")).isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("gave a blank name");
+            // Null through a property or a method, not a parameter: two unrelated orders must not share "order:null".
+            assertThatThrownBy(() -> service.byProperty(new Order(null, "7"))).isInstanceOf(
+                    LockConfigurationException.class).hasMessageContaining("byProperty")
+                    .hasMessageContaining("#order.id() is null");
+            assertThatThrownBy(() -> service.byProperty(new Order("A-1", null))).isInstanceOf(
+                    LockConfigurationException.class).hasMessageContaining("#order.lineKey() is null");
+            assertThat(service.byProperty(new Order("A-1", "7"))).isEqualTo("order:A-1:line-7");
             assertThat(context.getBean(LockClient.class).heldCount()).isZero();
         });
     }
