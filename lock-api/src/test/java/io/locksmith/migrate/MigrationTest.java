@@ -56,6 +56,49 @@ class MigrationTest {
         }
     }
 
+    /**
+     * A semaphore across a rolling step: clients in adjacent phases use the store both of their phases share (the old
+     * one between from and dual, the new one between dual and to), so together they never hold more permits than the
+     * semaphore has. Counted by the holders, under contention.
+     */
+    @Test
+    void aSemaphoreAcrossAdjacentPhasesNeverHoldsMoreThanItsPermits() throws Exception {
+        String name = "exports:" + UUID.randomUUID();
+        int permits = 2;
+        for (List<MigrationPhase> step : List.of(List.of(MigrationPhase.FROM, MigrationPhase.DUAL),
+                List.of(MigrationPhase.DUAL, MigrationPhase.TO))) {
+            try (LockClient first = LockClient.open(uri(step.get(0)));
+                 LockClient second = LockClient.open(uri(step.get(1)))) {
+                AtomicInteger inUse = new AtomicInteger();
+                AtomicInteger most = new AtomicInteger();
+                AtomicInteger granted = new AtomicInteger();
+                List<Thread> threads = new java.util.ArrayList<>();
+                for (LockClient client : List.of(first, second, first, second)) {
+                    Thread thread = new Thread(() -> {
+                        for (int i = 0; i < 40; i++) {
+                            client.semaphore(name, permits).tryAcquire(1, java.time.Duration.ofSeconds(5))
+                                    .ifPresent(lease -> {
+                                        // Counted in after the grant, out before the release.
+                                        most.accumulateAndGet(inUse.incrementAndGet(), Math::max);
+                                        granted.incrementAndGet();
+                                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // a busy holder
+                                        inUse.decrementAndGet();
+                                        lease.close();
+                                    });
+                        }
+                    });
+                    thread.start();
+                    threads.add(thread);
+                }
+                for (Thread thread : threads) {
+                    thread.join(60_000);
+                }
+                assertTrue(most.get() <= permits, step + ": " + most.get() + " permits held at once of " + permits);
+                assertTrue(granted.get() > 0, step + ": nobody got a permit");
+            }
+        }
+    }
+
     /** A mem store that declares itself session-bound, as ZooKeeper and etcd do: it applies no TTL of its own. */
     private static LockProvider sessionBound(LockProvider mem) {
         return (LockProvider) Proxy.newProxyInstance(LockProvider.class.getClassLoader(),
