@@ -144,6 +144,8 @@ public interface Lease extends AutoCloseable {
      * @throws IllegalStateException         if the lease renews itself: its renewals would undo the new time
      * @throws LockStoreException            if the store did not answer within the client's call limit; the lease keeps
      *                                       the time it had
+     * @throws LockInterruptedException      if the calling thread was interrupted while it waited for the store (its
+     *                                       interrupt flag is set again); the lease keeps the time it had
      * @throws UnsupportedOperationException if this lease cannot set its time (a primitive's lease of several store
      *                                       locks, or a lease implementation that does not support it)
      */
