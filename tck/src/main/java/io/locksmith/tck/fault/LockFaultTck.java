@@ -270,8 +270,9 @@ public abstract class LockFaultTck {
 
     /**
      * The primitive every holding of the rules is taken through; default {@link LockShape#MUTEX}, the store's lock
-     * itself. A kit subclass that returns {@link LockShape#SEMAPHORE} or {@link LockShape#WRITE_LOCK} runs the rules
-     * about holders through that primitive's exclusive use (its gate and permit locks together): a killed, paused or
+     * itself. A kit subclass that returns {@link LockShape#SEMAPHORE}, {@link LockShape#WRITE_LOCK} or
+     * {@link LockShape#ELECTION_TERM} runs the rules about holders through that primitive's exclusive use (its gate and
+     * permit locks together, or a candidate's term): a killed, paused or
      * cut-off holder (R9.1 to R9.4), a session that ends (R9.8), a store node killed (R9.6), a failover (R9.7), a
      * minority partition or a frozen leader (R9.9, R9.10), a restart (R9.19). A primitive holds several store locks at
      * once and is told of the loss of any, so these are the rules where a composition can fail on its own. The rules
