@@ -49,7 +49,8 @@ class LayeringTest {
             .that().resideInAnyPackage(API_MODULE)
             .should().dependOnClassesThat().resideInAnyPackage(BACKENDS)
             .orShould().dependOnClassesThat().resideInAnyPackage("io.locksmith.tck..", "io.locksmith.lockctl..",
-                    "io.locksmith.micrometer..", "io.locksmith.spring..");
+                    "io.locksmith.micrometer..", "io.locksmith.spring..", "io.locksmith.shedlock..",
+                    "io.locksmith.integration..");
 
     /**
      * No cycles between the published parts: locksmith-api, the TCK, each backend, Micrometer, the starter,
