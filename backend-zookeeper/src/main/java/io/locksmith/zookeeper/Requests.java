@@ -8,8 +8,8 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 import java.time.Duration;
@@ -46,11 +46,14 @@ final class Requests {
     private final CuratorFramework curator;
     private final Duration timeout;
     private final String store;
+    private final List<ACL> acl;
 
-    Requests(CuratorFramework curator, Duration timeout, String store) {
+    /** @param acl the ACL of every node created: the client's identity alone, or anyone's without one */
+    Requests(CuratorFramework curator, Duration timeout, String store, List<ACL> acl) {
         this.curator = curator;
         this.timeout = timeout;
         this.store = store;
+        this.acl = acl;
     }
 
     /** The handle of the client's current connection; requests sent while it reconnects wait for it. */
@@ -68,7 +71,7 @@ final class Requests {
     /** Creates a node; the answer is its path, and {@code stat} receives its {@link Stat}. */
     CompletableFuture<String> create(String path, byte[] data, CreateMode mode, Stat stat) throws Exception {
         CompletableFuture<String> answer = new CompletableFuture<>();
-        zooKeeper().create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, mode, (rc, p, ctx, name, created) -> {
+        zooKeeper().create(path, data, acl, mode, (rc, p, ctx, name, created) -> {
             if (rc == KeeperException.Code.OK.intValue() && stat != null && created != null) {
                 copy(created, stat);
             }

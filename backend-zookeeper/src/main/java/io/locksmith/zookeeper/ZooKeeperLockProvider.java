@@ -104,7 +104,7 @@ final class ZooKeeperLockProvider implements LockProvider {
             return thread;
         });
         this.timers.setRemoveOnCancelPolicy(true);
-        this.requests = new Requests(curator, settings.connectionTimeout(), settings.describe());
+        this.requests = new Requests(curator, settings.connectionTimeout(), settings.describe(), settings.acl());
         this.reaper = new NodeReaper(curator, requests, timers);
         this.held = new HeldNodes(context.lossListener(), reaper::deleteInBackground);
         this.watches = new QueueWatches(paths, held);
@@ -685,6 +685,9 @@ final class ZooKeeperLockProvider implements LockProvider {
                 refused.addSuppressed(e);
                 return refused;
             }
+        }
+        if (e instanceof KeeperException keeper && keeper.code() == KeeperException.Code.NOAUTH) {
+            return new LockStoreException(name, AccessCheck.notAuthorized(settings, action, keeper), e);
         }
         return new LockStoreException(name, describe() + " failed to " + action + ": " + e, e);
     }

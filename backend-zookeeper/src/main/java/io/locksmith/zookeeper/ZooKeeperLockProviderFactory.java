@@ -7,8 +7,11 @@ import io.locksmith.spi.LockUri;
 import io.locksmith.spi.ProviderContext;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.zookeeper.data.ACL;
 import org.apache.curator.retry.RetryUntilElapsed;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -41,7 +44,7 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
     public LockProvider create(LockUri uri, ProviderContext context) {
         ZooKeeperSettings settings = ZooKeeperSettings.from(uri);
         int connectionMillis = (int) settings.connectionTimeout().toMillis();
-        CuratorFramework curator = CuratorFrameworkFactory.builder()
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(settings.connectString())
                 .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
                 .connectionTimeoutMs(connectionMillis)
@@ -52,8 +55,24 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
                 // addresses the servers give in their own configuration, bypassing whatever the URI goes through
                 // (a proxy, a load balancer, NAT, DNS names): a client told to use one path to the ensemble then
                 // quietly uses another. Found by R7.7, whose client went around its silenced proxies.
-                .ensembleTracker(false)
-                .build();
+                .ensembleTracker(false);
+        if (settings.credentials() != null) {
+            // Every node this client makes (Curator's too) is its identity's alone: no other client can delete a
+            // held lock's node, queue behind it or read its holder.
+            builder.authorization("digest", settings.credentials().authBytes())
+                    .aclProvider(new ACLProvider() {
+                        @Override
+                        public List<ACL> getDefaultAcl() {
+                            return settings.acl();
+                        }
+
+                        @Override
+                        public List<ACL> getAclForPath(String path) {
+                            return settings.acl();
+                        }
+                    });
+        }
+        CuratorFramework curator = builder.build();
         long connectingSince = System.nanoTime();
         curator.start();
         try {
@@ -62,6 +81,7 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
                         + settings.connectionTimeout().toMillis() + " ms (connectionTimeout); is ZooKeeper running"
                         + " there?", null);
             }
+            AccessCheck.check(curator, settings);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             curator.close();
@@ -69,6 +89,10 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
         } catch (RuntimeException e) {
             curator.close();
             throw e;
+        } catch (Exception e) {
+            curator.close();
+            throw new LockStoreException(settings.describe() + " failed to check its access to "
+                    + settings.basePath() + ": " + e, e);
         }
         return new ZooKeeperLockProvider(curator, settings, context, connectingSince);
     }

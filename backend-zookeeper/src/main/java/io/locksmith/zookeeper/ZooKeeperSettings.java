@@ -2,9 +2,15 @@ package io.locksmith.zookeeper;
 
 import io.locksmith.LockConfigurationException;
 import io.locksmith.spi.LockUri;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.common.PathUtils;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
+import java.nio.charset.StandardCharsets;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -16,9 +22,10 @@ import java.util.stream.Collectors;
  * @param sessionTimeout     the session timeout asked of the server (the server may narrow it)
  * @param connectionTimeout  how long to wait for a connection, at start and per operation
  * @param onSuspended        what a suspended connection means for held locks
+ * @param credentials        the digest identity of {@code user:password@}, or null for none
  */
 record ZooKeeperSettings(String connectString, String basePath, Duration sessionTimeout, Duration connectionTimeout,
-                         OnSuspended onSuspended) {
+                         OnSuspended onSuspended, Credentials credentials) {
 
     static final int DEFAULT_PORT = 2181;
     static final String DEFAULT_BASE_PATH = "/locksmith";
@@ -28,6 +35,36 @@ record ZooKeeperSettings(String connectString, String basePath, Duration session
     static final String PARAM_SESSION_TIMEOUT = "sessionTimeout";
     static final String PARAM_CONNECTION_TIMEOUT = "connectionTimeout";
     static final String PARAM_ON_SUSPENDED = "onSuspended";
+
+    /**
+     * A ZooKeeper digest identity, {@code user:password} of the URI: the client authenticates with it, and every node
+     * it creates carries an ACL that gives all rights to that identity alone ({@code CREATOR_ALL_ACL}).
+     */
+    record Credentials(String user, String password) {
+        /** The identity as ZooKeeper's digest provider names it in ACLs: {@code user:base64(sha1(user:password))}. */
+        String digestId() {
+            try {
+                return DigestAuthenticationProvider.generateDigest(user + ":" + password);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("this JVM has no SHA-1, which ZooKeeper's digest identities need", e);
+            }
+        }
+
+        /** What {@code addAuthInfo("digest", ...)} takes. */
+        byte[] authBytes() {
+            return (user + ":" + password).getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String toString() {
+            return "Credentials[" + user + ", password hidden]";
+        }
+    }
+
+    /** The ACL of every node this client creates: its identity alone when it has one, anyone's otherwise. */
+    List<ACL> acl() {
+        return credentials == null ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL;
+    }
 
     /** What a SUSPENDED connection (no answer from the server, session maybe still alive) does to held locks. */
     enum OnSuspended {
@@ -43,9 +80,16 @@ record ZooKeeperSettings(String connectString, String basePath, Duration session
      * @throws LockConfigurationException naming the bad part
      */
     static ZooKeeperSettings from(LockUri uri) {
+        Credentials credentials = null;
         if (uri.userInfo().isPresent()) {
-            throw new LockConfigurationException("'" + uri + "' has user credentials; zookeeper:// does not"
-                    + " support ZooKeeper authentication yet: remove 'user:password@'");
+            String user = uri.user().orElse("");
+            String password = uri.password().orElse(null);
+            if (user.isBlank() || password == null || password.isEmpty()) {
+                throw new LockConfigurationException("'" + uri + "': ZooKeeper digest authentication needs both a user"
+                        + " and a password ('user:password@'); the user info gives "
+                        + (user.isBlank() ? "no user" : "no password"));
+            }
+            credentials = new Credentials(user, password);
         }
         String connectString = uri.hosts(DEFAULT_PORT).stream().map(LockUri.HostPort::toString)
                 .collect(Collectors.joining(","));
@@ -67,7 +111,8 @@ record ZooKeeperSettings(String connectString, String basePath, Duration session
             default -> throw new LockConfigurationException("parameter '" + PARAM_ON_SUSPENDED + "' of '" + uri
                     + "' must be 'lose' or 'wait', was '" + mode + "'");
         };
-        return new ZooKeeperSettings(connectString, basePath, sessionTimeout, connectionTimeout, onSuspended);
+        return new ZooKeeperSettings(connectString, basePath, sessionTimeout, connectionTimeout, onSuspended,
+                credentials);
     }
 
     private static String basePath(LockUri uri) {
@@ -90,8 +135,8 @@ record ZooKeeperSettings(String connectString, String basePath, Duration session
         return path;
     }
 
-    /** For messages: the store without credentials. */
+    /** For messages: the store, and the user without its password. */
     String describe() {
-        return "zookeeper://" + connectString + basePath;
+        return "zookeeper://" + (credentials == null ? "" : credentials.user() + "@") + connectString + basePath;
     }
 }

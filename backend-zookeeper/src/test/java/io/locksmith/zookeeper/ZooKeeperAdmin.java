@@ -16,7 +16,17 @@ final class ZooKeeperAdmin implements AutoCloseable {
     private final LockPaths paths;
 
     ZooKeeperAdmin(String connectString, String basePath) throws InterruptedException {
-        curator = CuratorFrameworkFactory.newClient(connectString, 10_000, 5_000, new RetryNTimes(20, 200));
+        this(connectString, basePath, null);
+    }
+
+    /** An admin session authenticated as {@code userAndPassword} ({@code user:password}, ZooKeeper digest), or not. */
+    ZooKeeperAdmin(String connectString, String basePath, String userAndPassword) throws InterruptedException {
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder().connectString(connectString)
+                .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).retryPolicy(new RetryNTimes(20, 200));
+        if (userAndPassword != null) {
+            builder.authorization("digest", userAndPassword.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        curator = builder.build();
         curator.start();
         if (!curator.blockUntilConnected(10, TimeUnit.SECONDS)) {
             curator.close();

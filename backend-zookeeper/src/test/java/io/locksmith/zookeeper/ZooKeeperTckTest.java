@@ -13,8 +13,11 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The full TCK against one in-JVM ZooKeeper server;
- * and the primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit) on the same server.
+ * The full TCK against one in-JVM ZooKeeper server, and the primitives' kit (SemaphoreKit, ReadWriteKit, ElectionKit)
+ * on the same server, through an authenticated client ({@code user:password@}, ZooKeeper digest): every node it makes
+ * carries its identity's ACL ({@code CREATOR_ALL_ACL}), and every rule holds as without one (the ensemble's kit runs
+ * without credentials). The tampering rules' admin session authenticates as the same user, as an operator of that
+ * application would.
  */
 class ZooKeeperTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, ElectionKit {
 
@@ -25,13 +28,14 @@ class ZooKeeperTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, E
     static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION,
             Capability.FAIR, Capability.SESSION_BOUND, Capability.INSPECT_WAITERS, Capability.BATCH_RENEW);
 
+    private static final String USER_AND_PASSWORD = "lock-app:kit-pw";
     private static EmbeddedZooKeeper server;
     private static ZooKeeperAdmin admin;
 
     @BeforeAll
     static void startServer() throws InterruptedException {
         server = EmbeddedZooKeeper.start();
-        admin = new ZooKeeperAdmin(server.connectString(), ZooKeeperSettings.DEFAULT_BASE_PATH);
+        admin = new ZooKeeperAdmin(server.connectString(), ZooKeeperSettings.DEFAULT_BASE_PATH, USER_AND_PASSWORD);
     }
 
     @AfterAll
@@ -47,7 +51,7 @@ class ZooKeeperTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, E
     /** Every client of the kits is opened on this URI, the kit's own through its SPI fault injector too. */
     @Override
     protected String storeUri() {
-        return server.uri();
+        return "zookeeper://" + USER_AND_PASSWORD + "@" + server.connectString() + ZooKeeperSettings.DEFAULT_BASE_PATH;
     }
 
     /** Deletes the holder's node with another session, as an operator or a session expiry would. */
