@@ -66,15 +66,18 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
     /**
      * Opens and closes one session first, so that a refused login or a failed TLS handshake fails the start at once:
      * the pool would try again every second until {@code connectTimeout}, though such a failure does not go away.
-     * Any other failure (a server not up yet) is left to the pool's retries.
+     * An attempt that failed only after {@code connectTimeout} (a server that does not answer) fails the start too:
+     * the pool would have had no time left to try again. Any other failure (a refused connection of a server not up
+     * yet) is left to the pool's retries.
      *
-     * @throws LockStoreException if the server refuses the login or the TLS handshake fails
+     * @throws LockStoreException if the server refuses the login, the TLS handshake fails or the attempt timed out
      */
     private static void failOnRefusal(PostgresSettings settings, Properties properties) {
+        long started = System.nanoTime();
         try (Connection probe = DriverManager.getConnection(settings.jdbcUrl(), properties)) {
             probe.isValid(1);
         } catch (java.sql.SQLException e) {
-            if (isRefusal(e)) {
+            if (isRefusal(e) || System.nanoTime() - started >= settings.connectTimeout().toNanos()) {
                 throw new LockStoreException(connectFailure(settings, e), e);
             }
         }

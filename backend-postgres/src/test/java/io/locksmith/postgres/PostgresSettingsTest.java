@@ -103,6 +103,24 @@ class PostgresSettingsTest {
         assertFalse(both.getMessage().contains("from-env"), both.getMessage());
     }
 
+    /**
+     * A server that accepts connections and never answers: the first attempt already used up connectTimeout, so the
+     * start fails with that attempt's failure instead of handing the pool another connectTimeout to wait.
+     */
+    @Test
+    void aServerThatNeverAnswersFailsTheStartWithTheFirstAttempt() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            io.locksmith.LockStoreException error = assertThrows(io.locksmith.LockStoreException.class,
+                    () -> io.locksmith.LockClient.open("postgres://app:never-shown@127.0.0.1:" + silent.getLocalPort()
+                            + "/app?connectTimeout=1s").close());
+            assertTrue(error.getCause() instanceof java.sql.SQLException, "not the first attempt's failure: "
+                    + error.getCause());
+            assertTrue(error.getMessage().contains("postgres://app@127.0.0.1:" + silent.getLocalPort() + "/app"),
+                    error.getMessage());
+            assertFalse(error.getMessage().contains("never-shown"), error.getMessage());
+        }
+    }
+
     private static void assertMessage(String expected, String uri) {
         LockConfigurationException error = assertThrows(LockConfigurationException.class,
                 () -> PostgresSettings.from(LockUri.parse(uri)));
