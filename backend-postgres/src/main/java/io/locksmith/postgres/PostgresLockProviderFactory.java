@@ -41,12 +41,12 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         PostgresSettings settings = PostgresSettings.from(uri);
         String id = context.clientId().substring(0, Math.min(8, context.clientId().length()));
         Properties properties = connectionProperties(settings);
+        failOnRefusal(settings, properties);
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(poolConfig(settings, properties, id));
         } catch (HikariPool.PoolInitializationException e) {
-            throw new LockStoreException(settings.describe() + " cannot be reached: "
-                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
+            throw new LockStoreException(connectFailure(settings, e.getCause() == null ? e : e.getCause()), e);
         }
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "locksmith-postgres-" + id);
@@ -64,13 +64,73 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
     }
 
     /**
-     * Credentials, and a server-side statement time-out equal to the URI's {@code timeout}: a statement stuck
+     * Opens and closes one session first, so that a refused login or a failed TLS handshake fails the start at once:
+     * the pool would try again every second until {@code connectTimeout}, though such a failure does not go away.
+     * An attempt that failed only after {@code connectTimeout} (a server that does not answer) fails the start too:
+     * the pool would have had no time left to try again. Any other failure (a refused connection of a server not up
+     * yet) is left to the pool's retries.
+     *
+     * @throws LockStoreException if the server refuses the login, the TLS handshake fails or the attempt timed out
+     */
+    private static void failOnRefusal(PostgresSettings settings, Properties properties) {
+        long started = System.nanoTime();
+        try (Connection probe = DriverManager.getConnection(settings.jdbcUrl(), properties)) {
+            probe.isValid(1);
+        } catch (java.sql.SQLException e) {
+            if (isRefusal(e) || System.nanoTime() - started >= settings.connectTimeout().toNanos()) {
+                throw new LockStoreException(connectFailure(settings, e), e);
+            }
+        }
+    }
+
+    /** A login the server refused (SQLSTATE class 28), or a TLS handshake that failed. */
+    private static boolean isRefusal(java.sql.SQLException failure) {
+        if (failure.getSQLState() != null && failure.getSQLState().startsWith("28")) {
+            return true;
+        }
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof javax.net.ssl.SSLException || cause instanceof java.security.cert.CertificateException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Why the first session could not be opened, naming the store (never the password) and, for a refused login or
+     * a failed TLS handshake, what to check: "cannot be reached" would send the reader to the network.
+     */
+    static String connectFailure(PostgresSettings settings, Throwable failure) {
+        String store = settings.describe();
+        String message = failure.getMessage();
+        if (failure instanceof java.sql.SQLException sql && sql.getSQLState() != null
+                && sql.getSQLState().startsWith("28")) {
+            // 28P01 invalid password, 28000 invalid authorization (no pg_hba.conf entry, e.g. TLS required)
+            return store + " refused the login" + settings.user().map(user -> " of role '" + user + "'").orElse("")
+                    + " (SQLSTATE " + sql.getSQLState() + "): " + message + ". Check the password (from the URI or"
+                    + " passwordEnv) and the server's pg_hba.conf (a hostssl line needs sslmode=require or stronger)";
+        }
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof javax.net.ssl.SSLException || cause instanceof java.security.cert.CertificateException) {
+                return store + ": the TLS handshake failed: " + message + (settings.sslRootCert().isPresent()
+                        ? ". Is the server's certificate signed by an authority in sslrootcert="
+                        + settings.sslRootCert().get() + ", and does it name the host (sslmode=verify-full)?"
+                        : ". Name the authority that signed the server's certificate with sslrootcert=<PEM file>");
+            }
+        }
+        return store + " cannot be reached: " + message;
+    }
+
+    /**
+     * Credentials, TLS, and a server-side statement time-out equal to the URI's {@code timeout}: a statement stuck
      * behind a row lock ends on the server too, not only in the client.
      */
     static Properties connectionProperties(PostgresSettings settings) {
         Properties properties = new Properties();
         settings.user().ifPresent(user -> properties.setProperty("user", user));
         settings.password().ifPresent(password -> properties.setProperty("password", password));
+        settings.sslMode().ifPresent(mode -> properties.setProperty("sslmode", mode));
+        settings.sslRootCert().ifPresent(file -> properties.setProperty("sslrootcert", file));
         properties.setProperty("options", "-c statement_timeout=" + settings.timeout().toMillis()
                 + " -c idle_in_transaction_session_timeout=" + Math.max(1000, settings.timeout().toMillis() * 2));
         return properties;

@@ -9,7 +9,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The objects a {@code postgres://} store keeps in its schema, their DDL (printed in {@code docs/POSTGRES.md}),
@@ -106,6 +108,11 @@ final class PostgresSchema {
                 List<String> ddl = ddl();
                 if (!schemaExists(connection)) {
                     statement.execute(ddl.get(0));
+                } else if (!allowed(connection, "has_schema_privilege(?, 'USAGE')", schema)) {
+                    // Its objects cannot even be looked up: verify() names the missing grant, not a failed CREATE.
+                    connection.rollback();
+                    connection.setAutoCommit(autoCommit);
+                    return;
                 }
                 List<String> objects = List.of(fence(), locks(), abandoned(), registry());
                 for (int i = 0; i < objects.size(); i++) {
@@ -130,33 +137,75 @@ final class PostgresSchema {
             if ("42501".equals(e.getSQLState())) {
                 throw new LockConfigurationException("the role of " + store + " may not create the lock table in"
                         + " schema '" + schema + "' (" + e.getMessage() + "). Have an owner run the DDL from"
-                        + " docs/POSTGRES.md and grant this role SELECT, INSERT, UPDATE, DELETE on its tables and USAGE"
-                        + " on its sequence, then add createSchema=false to the URI", e);
+                        + " docs/POSTGRES.md and grant this role what it needs (" + String.join("; ", grants("<role>"))
+                        + "), then add createSchema=false to the URI", e);
             }
             throw new LockStoreException("cannot create the lock table on " + store + ": " + e.getMessage(), e);
         }
     }
 
     /**
-     * Checks that every object exists and the role may use it.
+     * The privileges the application's role needs on each object, and no more: the statements of
+     * {@link PostgresLockProvider} and {@link PostgresRegistry} never delete a lock row (a name keeps its row) and
+     * never change the schema. Printed as GRANT statements in {@code docs/POSTGRES.md}.
+     */
+    Map<String, List<String>> requiredTablePrivileges() {
+        Map<String, List<String>> required = new LinkedHashMap<>();
+        required.put(locks(), List.of("SELECT", "INSERT", "UPDATE"));
+        required.put(abandoned(), List.of("SELECT", "INSERT", "UPDATE", "DELETE"));
+        required.put(registry(), List.of("SELECT", "INSERT", "UPDATE", "DELETE"));
+        return required;
+    }
+
+    /** The GRANT statements that give {@code role} what {@link #requiredTablePrivileges()} lists. */
+    List<String> grants(String role) {
+        List<String> grants = new ArrayList<>();
+        grants.add("GRANT USAGE ON SCHEMA " + schema + " TO " + role);
+        requiredTablePrivileges().forEach((table, privileges) ->
+                grants.add("GRANT " + String.join(", ", privileges) + " ON TABLE " + table + " TO " + role));
+        grants.add("GRANT USAGE ON SEQUENCE " + fence() + " TO " + role);
+        return grants;
+    }
+
+    /**
+     * Checks that every object exists and the role has each privilege it needs on it, so that a missing grant fails
+     * the start, naming the privilege and the object, instead of a lock operation later.
      *
-     * @throws LockConfigurationException naming what is missing and how to fix it
+     * @throws LockConfigurationException naming each missing object and privilege and how to fix it
      * @throws LockStoreException         if the database cannot be asked
      */
     void verify(Connection connection, String store) {
         List<String> problems = new ArrayList<>();
+        String role;
         try {
-            for (String table : List.of(locks(), abandoned(), registry())) {
-                if (!exists(connection, table)) {
-                    problems.add("table " + table + " is missing");
-                } else if (!allowed(connection, "has_table_privilege(?, 'SELECT, INSERT, UPDATE, DELETE')", table)) {
-                    problems.add("the role may not SELECT, INSERT, UPDATE and DELETE on " + table);
+            role = currentUser(connection);
+            if (!schemaExists(connection)) {
+                problems.add("schema " + schema + " is missing");
+            } else if (!allowed(connection, "has_schema_privilege(?, 'USAGE')", schema)) {
+                // Without it no object in the schema can even be looked up: the checks below would fail.
+                problems.add("role " + role + " lacks USAGE on schema " + schema);
+            } else {
+                for (Map.Entry<String, List<String>> table : requiredTablePrivileges().entrySet()) {
+                    if (!exists(connection, table.getKey())) {
+                        problems.add("table " + table.getKey() + " is missing");
+                        continue;
+                    }
+                    List<String> lacking = new ArrayList<>();
+                    for (String privilege : table.getValue()) {
+                        if (!allowed(connection, "has_table_privilege(?, '" + privilege + "')", table.getKey())) {
+                            lacking.add(privilege);
+                        }
+                    }
+                    if (!lacking.isEmpty()) {
+                        problems.add("role " + role + " lacks " + String.join(", ", lacking) + " on table "
+                                + table.getKey());
+                    }
                 }
-            }
-            if (!exists(connection, fence())) {
-                problems.add("sequence " + fence() + " is missing");
-            } else if (!allowed(connection, "has_sequence_privilege(?, 'USAGE')", fence())) {
-                problems.add("the role may not use sequence " + fence() + " (GRANT USAGE)");
+                if (!exists(connection, fence())) {
+                    problems.add("sequence " + fence() + " is missing");
+                } else if (!allowed(connection, "has_sequence_privilege(?, 'USAGE')", fence())) {
+                    problems.add("role " + role + " lacks USAGE on sequence " + fence());
+                }
             }
         } catch (SQLException e) {
             throw new LockStoreException("cannot check the lock table on " + store + ": " + e.getMessage(), e);
@@ -164,7 +213,15 @@ final class PostgresSchema {
         if (!problems.isEmpty()) {
             throw new LockConfigurationException(store + " is not ready for locks: " + String.join("; ", problems)
                     + ". Run the DDL from docs/POSTGRES.md as an owner (or let the client create it: createSchema=true)"
-                    + " and grant this role SELECT, INSERT, UPDATE, DELETE on the tables and USAGE on the sequence");
+                    + " and grant the role what it needs: " + String.join("; ", grants(role)));
+        }
+    }
+
+    private static String currentUser(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT quote_ident(current_user)")) {
+            rows.next();
+            return rows.getString(1);
         }
     }
 

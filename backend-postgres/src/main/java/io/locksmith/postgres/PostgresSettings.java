@@ -13,12 +13,13 @@ import java.util.stream.Collectors;
 /**
  * The settings of a {@code postgres://} URI, validated:
  * {@code postgres://[user[:password]@]host[:port][,host[:port]...]/database[?schema=public&pool=4&timeout=5s
- * &connectTimeout=10s&createSchema=true&cleanup=30s&allowAsyncStandby=false]}. Grammar and meaning: {@code docs/POSTGRES.md}.
+ * &connectTimeout=10s&createSchema=true&cleanup=30s&allowAsyncStandby=false&sslmode=verify-full&sslrootcert=/path/ca.crt
+ * &passwordEnv=NAME]}. Grammar and meaning: {@code docs/POSTGRES.md}.
  *
  * @param hosts         the servers; with several, the driver connects to the one that is the primary
  * @param database      the database
  * @param user          the role to log in as, if given (else the driver's default, the OS user name)
- * @param password      its password, if given
+ * @param password      its password, if given: from the URI, or from the environment variable {@code passwordEnv} names
  * @param schema        the schema of the lock table, the fencing sequence and the registry table
  * @param poolSize      the most connections the pool opens (besides the one listening connection)
  * @param timeout       how long one call may take, waiting for a pooled connection included, before it fails
@@ -28,10 +29,13 @@ import java.util.stream.Collectors;
  * @param cleanup       how often a client deletes rows whose lease ran out (and notifies waiters of them)
  * @param allowAsyncStandby whether to start on a primary whose streaming standbys are asynchronous (a promotion
  *                      can then lose grants and repeat fencing tokens); by default such a primary is refused
+ * @param sslMode       the driver's {@code sslmode}, if given (else the driver's default, {@code prefer})
+ * @param sslRootCert   the PEM file of the authorities the server's certificate must come from, if given
  */
 record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<String> user,
                         Optional<String> password, String schema, int poolSize, Duration timeout,
-                        Duration connectTimeout, boolean createSchema, Duration cleanup, boolean allowAsyncStandby) {
+                        Duration connectTimeout, boolean createSchema, Duration cleanup, boolean allowAsyncStandby,
+                        Optional<String> sslMode, Optional<String> sslRootCert) {
 
     static final int DEFAULT_PORT = 5432;
     static final String DEFAULT_SCHEMA = "public";
@@ -49,6 +53,11 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
     static final String PARAM_CLEANUP = "cleanup";
     static final String PARAM_CONNECT_TIMEOUT = "connectTimeout";
     static final String PARAM_ALLOW_ASYNC_STANDBY = "allowAsyncStandby";
+    static final String PARAM_SSL_MODE = "sslmode";
+    static final String PARAM_SSL_ROOT_CERT = "sslrootcert";
+    static final String PARAM_PASSWORD_ENV = "passwordEnv";
+    /** The driver's modes, weakest first; the last two check the server's certificate. */
+    static final List<String> SSL_MODES = List.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
     /**
      * How soon the driver asks a host again whether it is the primary: it remembers a standby as such for this long
      * (its default is 10 s), and would not try the promoted one for that long after a failover.
@@ -61,6 +70,15 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
      * @throws LockConfigurationException if the URI names no database, has a bad schema name or a bad parameter
      */
     static PostgresSettings from(LockUri uri) {
+        return from(uri, System::getenv);
+    }
+
+    /**
+     * Reads the settings from {@code uri}, the password named by {@code passwordEnv} from {@code environment}.
+     *
+     * @throws LockConfigurationException as {@link #from(LockUri)}
+     */
+    static PostgresSettings from(LockUri uri, java.util.function.UnaryOperator<String> environment) {
         List<LockUri.HostPort> hosts = uri.hosts(DEFAULT_PORT);
         String database = uri.path().startsWith("/") ? uri.path().substring(1) : uri.path();
         if (database.isEmpty() || database.contains("/")) {
@@ -86,9 +104,47 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
         Duration cleanup = uri.duration(PARAM_CLEANUP, DEFAULT_CLEANUP);
         boolean allowAsyncStandby = uri.bool(PARAM_ALLOW_ASYNC_STANDBY, false);
         Optional<String> user = uri.user();
-        Optional<String> password = uri.password();
+        Optional<String> password = password(uri, environment);
+        Optional<String> sslMode = uri.parameter(PARAM_SSL_MODE).map(String::strip);
+        uri.markRead(PARAM_SSL_MODE);
+        if (sslMode.isPresent() && !SSL_MODES.contains(sslMode.get())) {
+            throw new LockConfigurationException("parameter 'sslmode' of '" + uri + "' must be one of " + SSL_MODES
+                    + ", was '" + sslMode.get() + "'");
+        }
+        Optional<String> sslRootCert = uri.parameter(PARAM_SSL_ROOT_CERT).map(String::strip);
+        uri.markRead(PARAM_SSL_ROOT_CERT);
+        if (sslRootCert.isPresent()) {
+            if (sslMode.isEmpty() || !sslMode.get().startsWith("verify-")) {
+                // The driver would not look at it, and the URI would only seem to check the server.
+                throw new LockConfigurationException("parameter 'sslrootcert' of '" + uri + "' is only used with"
+                        + " sslmode=verify-ca or sslmode=verify-full; add one of them");
+            }
+            if (!java.nio.file.Files.isReadable(java.nio.file.Path.of(sslRootCert.get()))) {
+                throw new LockConfigurationException("parameter 'sslrootcert' of '" + uri + "' names '"
+                        + sslRootCert.get() + "', which is not a readable file");
+            }
+        }
         return new PostgresSettings(hosts, database, user, password, schema, poolSize, timeout, connectTimeout,
-                createSchema, cleanup, allowAsyncStandby);
+                createSchema, cleanup, allowAsyncStandby, sslMode, sslRootCert);
+    }
+
+    /** The URI's password, or the value of the environment variable {@code passwordEnv} names; never both. */
+    private static Optional<String> password(LockUri uri, java.util.function.UnaryOperator<String> environment) {
+        Optional<String> variable = uri.parameter(PARAM_PASSWORD_ENV).map(String::strip);
+        uri.markRead(PARAM_PASSWORD_ENV);
+        if (variable.isEmpty()) {
+            return uri.password();
+        }
+        if (uri.password().isPresent()) {
+            throw new LockConfigurationException("'" + uri + "' has a password and parameter 'passwordEnv'; give"
+                    + " only one of them");
+        }
+        String value = environment.apply(variable.get());
+        if (value == null || value.isEmpty()) {
+            throw new LockConfigurationException("parameter 'passwordEnv' of '" + uri + "' names the environment"
+                    + " variable '" + variable.get() + "', which is not set or empty");
+        }
+        return Optional.of(value);
     }
 
     /**
@@ -112,7 +168,7 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
     String describe() {
         return "postgres://" + user.map(u -> u + "@").orElse("")
                 + hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","))
-                + "/" + database + "?schema=" + schema;
+                + "/" + database + "?schema=" + schema + sslMode.map(mode -> "&sslmode=" + mode).orElse("");
     }
 
     @Override

@@ -13,6 +13,8 @@ import io.locksmith.spi.ProviderContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,23 +114,70 @@ class PostgresSchemaTest {
         String schema = freshSchema();
         LockConfigurationException missing = assertThrows(LockConfigurationException.class,
                 () -> LockClient.open(appUri("schema=" + schema + "&createSchema=false")).close());
-        assertTrue(missing.getMessage().contains("table " + schema + ".locksmith_locks is missing"), missing.getMessage());
+        assertTrue(missing.getMessage().contains("schema " + schema + " is missing"), missing.getMessage());
 
         // An owner runs the DDL (here: a superuser client creates it), but grants nothing yet.
         LockClient.open(postgres.uri("schema=" + schema)).close();
         postgres.execute("GRANT USAGE ON SCHEMA " + schema + " TO app");
         LockConfigurationException noRights = assertThrows(LockConfigurationException.class,
                 () -> LockClient.open(appUri("schema=" + schema + "&createSchema=false")).close());
-        assertTrue(noRights.getMessage().contains("may not SELECT, INSERT, UPDATE and DELETE on " + schema
+        assertTrue(noRights.getMessage().contains("role app lacks SELECT, INSERT, UPDATE on table " + schema
                 + ".locksmith_locks"), noRights.getMessage());
 
-        postgres.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + schema + " TO app");
-        postgres.execute("GRANT USAGE ON SEQUENCE " + schema + ".locksmith_fence TO app");
+        new PostgresSchema(schema).grants("app").forEach(postgres::execute);
         // With the default createSchema=true too: nothing is missing, so nothing needs the CREATE right.
         try (LockClient app = LockClient.open(appUri("schema=" + schema));
              Lease lease = app.lock("granted").acquire(Duration.ofSeconds(5))) {
             assertTrue(lease.fencingToken() > 0);
         }
+    }
+
+    /** The DDL and the GRANTs an administrator copies from docs/POSTGRES.md are the ones the client checks for. */
+    @Test
+    void theDocumentedScriptIsTheSchemaAndTheGrantsTheClientChecks() {
+        PostgresSchema schema = new PostgresSchema("public");
+        List<String> expected = new ArrayList<>();
+        schema.ddl().forEach(statement -> expected.add(PostgresDocs.normalize(statement)));
+        schema.grants("app").forEach(statement -> expected.add(PostgresDocs.normalize(statement)));
+        assertEquals(expected, PostgresDocs.schemaScript("public", "app"));
+    }
+
+    /**
+     * Every privilege of the documented grants is needed and checked at start: with all but one, the start fails
+     * naming that privilege and its object (with createSchema true and false), and succeeds once it is granted.
+     */
+    @ParameterizedTest(name = "{0} on {1}")
+    @MethodSource("eachPrivilege")
+    void aMissingPrivilegeFailsTheStartNamingItAndItsObject(String privilege, String objectType, String objectName) {
+        String schema = freshSchema();
+        String role = "r" + schema;
+        String object = objectType + " " + schema + (objectName.isEmpty() ? "" : "." + objectName);
+        postgres.execute("CREATE ROLE " + role + " LOGIN");
+        LockClient.open(postgres.uri("schema=" + schema)).close(); // the administrator creates the schema
+        new PostgresSchema(schema).grants(role).forEach(postgres::execute);
+        postgres.execute("REVOKE " + privilege + " ON " + object + " FROM " + role);
+        String uri = "postgres://" + role + "@127.0.0.1:" + postgres.port() + "/postgres?pool=1&schema=" + schema;
+        for (String createSchema : List.of("true", "false")) {
+            LockConfigurationException error = assertThrows(LockConfigurationException.class,
+                    () -> LockClient.open(uri + "&createSchema=" + createSchema).close());
+            assertTrue(error.getMessage().contains("role " + role + " lacks " + privilege + " on " + object),
+                    "expected '" + privilege + " on " + object + "' in: " + error.getMessage());
+        }
+        postgres.execute("GRANT " + privilege + " ON " + object + " TO " + role);
+        try (LockClient app = LockClient.open(uri + "&createSchema=false");
+             Lease lease = app.lock("granted").acquire(Duration.ofSeconds(5))) {
+            assertTrue(lease.fencingToken() > 0);
+        }
+    }
+
+    static List<org.junit.jupiter.params.provider.Arguments> eachPrivilege() {
+        List<org.junit.jupiter.params.provider.Arguments> cases = new ArrayList<>();
+        cases.add(org.junit.jupiter.params.provider.Arguments.of("USAGE", "schema", ""));
+        new PostgresSchema("s").requiredTablePrivileges().forEach((table, privileges) -> privileges.forEach(privilege ->
+                cases.add(org.junit.jupiter.params.provider.Arguments.of(privilege, "table",
+                        table.substring(table.indexOf('.') + 1)))));
+        cases.add(org.junit.jupiter.params.provider.Arguments.of("USAGE", "sequence", PostgresSchema.FENCE));
+        return cases;
     }
 
     @Test

@@ -59,6 +59,75 @@ class PostgresSettingsTest {
     }
 
     @Test
+    void tlsSettingsGoToTheDriver() throws Exception {
+        java.nio.file.Path ca = java.nio.file.Files.createTempFile("ca", ".crt");
+        try {
+            PostgresSettings settings = PostgresSettings.from(LockUri.parse("postgres://app@db/app?sslmode=verify-full"
+                    + "&sslrootcert=" + ca));
+            java.util.Properties properties = PostgresLockProviderFactory.connectionProperties(settings);
+            assertEquals("verify-full", properties.getProperty("sslmode"));
+            assertEquals(ca.toString(), properties.getProperty("sslrootcert"));
+            assertEquals("postgres://app@db:5432/app?schema=public&sslmode=verify-full", settings.describe());
+            assertFalse(PostgresLockProviderFactory.connectionProperties(PostgresSettings.from(
+                    LockUri.parse("postgres://db/app"))).containsKey("sslmode"), "the driver's default stays");
+        } finally {
+            java.nio.file.Files.delete(ca);
+        }
+    }
+
+    @Test
+    void badTlsSettingsAreRefusedBeforeConnecting() {
+        assertMessage("must be one of [disable, allow, prefer, require, verify-ca, verify-full], was 'verify'",
+                "postgres://db/app?sslmode=verify");
+        assertMessage("only used with sslmode=verify-ca or sslmode=verify-full",
+                "postgres://db/app?sslmode=require&sslrootcert=/etc/hostname");
+        assertMessage("'/no/such/ca.crt', which is not a readable file",
+                "postgres://db/app?sslmode=verify-full&sslrootcert=/no/such/ca.crt");
+    }
+
+    @Test
+    void thePasswordCanComeFromAnEnvironmentVariable() {
+        java.util.Map<String, String> environment = java.util.Map.of("PG_LOCKS_PASSWORD", "from-env");
+        PostgresSettings settings = PostgresSettings.from(LockUri.parse("postgres://app@db/app?passwordEnv=PG_LOCKS_PASSWORD"),
+                environment::get);
+        assertEquals(Optional.of("from-env"), settings.password());
+        assertEquals("from-env", PostgresLockProviderFactory.connectionProperties(settings).getProperty("password"));
+        assertFalse(settings.describe().contains("from-env"));
+
+        LockConfigurationException unset = assertThrows(LockConfigurationException.class, () -> PostgresSettings.from(
+                LockUri.parse("postgres://app@db/app?passwordEnv=NOT_SET_HERE"), environment::get));
+        assertTrue(unset.getMessage().contains("'NOT_SET_HERE', which is not set or empty"), unset.getMessage());
+        LockConfigurationException both = assertThrows(LockConfigurationException.class, () -> PostgresSettings.from(
+                LockUri.parse("postgres://app:pw@db/app?passwordEnv=PG_LOCKS_PASSWORD"), environment::get));
+        assertTrue(both.getMessage().contains("give only one of them"), both.getMessage());
+        assertFalse(both.getMessage().contains("from-env"), both.getMessage());
+    }
+
+    /**
+     * A server that accepts connections and never answers: the first attempt already used up connectTimeout, so the
+     * start fails with that attempt's failure instead of handing the pool another connectTimeout to wait.
+     */
+    @Test
+    void aServerThatNeverAnswersFailsTheStartWithTheFirstAttempt() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            io.locksmith.LockStoreException error = assertThrows(io.locksmith.LockStoreException.class,
+                    () -> io.locksmith.LockClient.open("postgres://app:never-shown@127.0.0.1:" + silent.getLocalPort()
+                            + "/app?connectTimeout=1s").close());
+            assertTrue(error.getCause() instanceof java.sql.SQLException, "not the first attempt's failure: "
+                    + error.getCause());
+            assertTrue(error.getMessage().contains("postgres://app@127.0.0.1:" + silent.getLocalPort() + "/app"),
+                    error.getMessage());
+            assertFalse(error.getMessage().contains("never-shown"), error.getMessage());
+        }
+    }
+
+    private static void assertMessage(String expected, String uri) {
+        LockConfigurationException error = assertThrows(LockConfigurationException.class,
+                () -> PostgresSettings.from(LockUri.parse(uri)));
+        assertTrue(error.getMessage().contains(expected), "expected '" + expected + "' in: " + error.getMessage());
+    }
+
+    @Test
     void aMissingDatabaseIsAClearError() {
         LockConfigurationException error = assertThrows(LockConfigurationException.class,
                 () -> PostgresSettings.from(LockUri.parse("postgres://db:5432")));

@@ -147,6 +147,12 @@ final class JedisCommands implements RedisCommands {
         return subscriber.subscribe(channel, onMessage);
     }
 
+    /** Jedis names each connection ({@code CLIENT SETNAME locksmith}). */
+    @Override
+    public List<List<String>> ownCommands() {
+        return List.of(List.of("client", "setname", "locksmith"));
+    }
+
     @Override
     public String describe() {
         return description;

@@ -265,6 +265,12 @@ final class LettuceCommands implements RedisCommands {
         return subscriber.subscribe(channel, onMessage);
     }
 
+    /** Lettuce names each connection ({@code CLIENT SETNAME locksmith}). */
+    @Override
+    public List<List<String>> ownCommands() {
+        return List.of(List.of("client", "setname", "locksmith"));
+    }
+
     @Override
     public String describe() {
         return description;

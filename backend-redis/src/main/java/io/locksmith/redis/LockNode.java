@@ -568,8 +568,18 @@ final class LockNode implements AutoCloseable {
         }
     }
 
-    /** Fails fast, at creation, if the server is unreachable or refuses the credentials. */
+    /**
+     * Fails fast, at creation, if the server is unreachable, refuses the credentials, or (Redis 7.0 and later) its
+     * ACL refuses this user a command, key or channel the lock protocol uses ({@link RedisAcl}).
+     */
     void ping() {
+        // The rights first, by a script that names no key (so a missing key pattern cannot refuse the script itself):
+        // a user that lacks one learns which, instead of Redis' "can't run this command" from inside a lock script.
+        List<RedisAcl.Check> checks = RedisAcl.checks(ack != null, commands.ownCommands());
+        List<RedisCommands> primaries = commands.primaries();
+        Reply refused = run(primaries.isEmpty() ? commands : primaries.get(0), LuaScript.CHECK_ACL, List.of(),
+                RedisAcl.arguments(checks), null);
+        RedisAcl.requireAllowed(checks, list(refused.value(), LuaScript.CHECK_ACL), commands.describe());
         run(LuaScript.INSPECT, List.of(RedisLockKeys.lockKey("locksmith-ping")), List.of(), null);
     }
 

@@ -30,6 +30,7 @@ record LuaScript(String name, String text, String sha) {
     static final LuaScript REGISTRY_PUT = load("registry_put");
     static final LuaScript REGISTRY_LIST = load("registry_list");
     static final LuaScript REGISTRY_REMOVE = load("registry_remove");
+    static final LuaScript CHECK_ACL = load("check_acl");
 
     static LuaScript load(String name) {
         return load(name, "");

@@ -80,6 +80,14 @@ interface RedisCommands extends AutoCloseable {
      */
     AutoCloseable subscribe(String channel, java.util.function.Consumer<String> onMessage);
 
+    /**
+     * The commands this Redis client sends on its own, besides the lock protocol's (connection set-up, health
+     * checks, script loading), as words to check against the user's ACL at start ({@link RedisAcl}); none by default.
+     */
+    default List<List<String>> ownCommands() {
+        return List.of();
+    }
+
     /** The server for messages, e.g. {@code 127.0.0.1:6379/0 (jedis)}; never the password. */
     String describe();
 

@@ -135,6 +135,10 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
         for (LockNode node : nodes) {
             try {
                 node.ping();
+            } catch (io.locksmith.LockConfigurationException e) {
+                // A user that lacks a right is no master that is down: the same ACL is needed on every one.
+                closeAll(nodes, e);
+                throw e;
             } catch (RuntimeException e) {
                 down.add(node.describe());
                 if (firstFailure == null) {

@@ -185,6 +185,44 @@ public final class StoreServers {
         return startPostgres(port, data, dir, List.of(extraSettings)).deleteWorkDirOnClose();
     }
 
+    /**
+     * A private PostgreSQL server as {@link #postgres(String...)}, with TLS on ({@code ssl=on}) with the server
+     * certificate and key of {@code certificates}, and an authentication file that lets the superuser
+     * {@value #POSTGRES_USER} in over loopback without a password (for the harness and tests' helpers) but every
+     * other role only over TLS and with its password ({@code hostssl ... scram-sha-256}): a client that does not
+     * use TLS, or has the wrong password, is refused. Create such roles with {@code CREATE ROLE ... LOGIN PASSWORD}.
+     *
+     * @param extraSettings further {@code name=value} server settings
+     * @throws IllegalStateException if PostgreSQL is not installed (with the install hint) or does not start
+     */
+    public static ServerProcess postgresWithTls(TestCertificates certificates, String... extraSettings) {
+        int port = FreePorts.next();
+        Path dir = tempDir("postgres-" + port);
+        Path data = dir.resolve("data");
+        Path cert = dir.resolve("server.crt");
+        Path key = dir.resolve("server.key");
+        Path hba = dir.resolve("pg_hba.conf");
+        try {
+            Files.copy(certificates.serverCert(), cert);
+            Files.copy(certificates.serverKey(), key);
+            // PostgreSQL refuses a key file that others may read.
+            Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Files.writeString(hba, String.join("\n",
+                    "local   all  all  trust",
+                    "host    all  " + POSTGRES_USER + "  127.0.0.1/32  trust",
+                    "hostssl all  all  127.0.0.1/32  scram-sha-256",
+                    ""));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the TLS files of a PostgreSQL server in " + dir, e);
+        }
+        ownedByPostgresUser(dir);
+        copyTree(postgresTemplate(), data);
+        List<String> settings = new ArrayList<>(List.of("ssl=on", "ssl_cert_file=" + cert, "ssl_key_file=" + key,
+                "hba_file=" + hba));
+        settings.addAll(List.of(extraSettings));
+        return startPostgres(port, data, dir, settings).deleteWorkDirOnClose();
+    }
+
     /** A data directory fresh from {@code initdb}, made at the first call and deleted when the JVM exits. */
     private static synchronized Path postgresTemplate() {
         if (postgresTemplate == null) {
