@@ -55,7 +55,8 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
                 // addresses the servers give in their own configuration, bypassing whatever the URI goes through
                 // (a proxy, a load balancer, NAT, DNS names): a client told to use one path to the ensemble then
                 // quietly uses another. Found by R7.7, whose client went around its silenced proxies.
-                .ensembleTracker(false);
+                .ensembleTracker(false)
+                .zkClientConfig(settings.clientConfig());
         if (settings.credentials() != null) {
             // Every node this client makes (Curator's too) is its identity's alone: no other client can delete a
             // held lock's node, queue behind it or read its holder.
@@ -79,7 +80,10 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
             if (!curator.blockUntilConnected(connectionMillis, TimeUnit.MILLISECONDS)) {
                 throw new LockStoreException("cannot connect to " + settings.describe() + " within "
                         + settings.connectionTimeout().toMillis() + " ms (connectionTimeout); is ZooKeeper running"
-                        + " there?", null);
+                        + " there?" + (settings.tls() == null ? "" : " With TLS, also check that the servers listen"
+                        + " with TLS on that port (secureClientPort), that trustStore holds the authority of their"
+                        + " certificates, that the certificates name the host as the URI does, and, if the servers"
+                        + " ask for a client certificate, that keyStore holds one they trust"), null);
             }
             AccessCheck.check(curator, settings);
         } catch (InterruptedException e) {
