@@ -103,6 +103,18 @@ public @interface Locked {
     /** The maximum hold, e.g. {@code "2m"}; empty means the client's default ({@code locksmith.max-hold}). */
     String maxHold() default "";
 
+    /**
+     * How long the lock stays held at least, counted from when it was acquired, e.g. {@code "30s"}: a call that
+     * returns (or throws) sooner leaves the lock held until then ({@link io.locksmith.Lease#closeAfter}), so a
+     * scheduled job that finished early is not run again by another instance within that time (ShedLock's
+     * {@code lockAtLeastFor}). On a store with a TTL (Redis, PostgreSQL) the store keeps the lock even if this process
+     * ends; on ZooKeeper and etcd this client releases it then, and a process that ends sooner frees it with its
+     * session. Empty or {@code "0s"} means none. Not longer than {@link #maxHold()}, nor than {@link #leaseTime()} of a
+     * {@link Renewal#FIXED} lease. Only on a mutex ({@link Mode#EXCLUSIVE} without {@link #semaphore()}) and on a
+     * method that does not return an asynchronous result; anything else fails the startup.
+     */
+    String minHold() default "";
+
     /** Whether the lease is renewed while the method runs; {@link Renewal#DEFAULT} keeps the client's default. */
     Renewal renewal() default Renewal.DEFAULT;
 

@@ -73,6 +73,18 @@ final class LockedExecution {
      * after the body threw it is added to that exception as suppressed.
      */
     static Object runHolding(Lease lease, String what, Body body) throws Throwable {
+        return runHolding(lease, what, null, 0, body);
+    }
+
+    /**
+     * As {@link #runHolding(Lease, String, Body)}, keeping the lock until {@code minHold} after {@code acquiredAtNanos}
+     * (a {@link System#nanoTime()} taken when the acquire returned) if the body ends sooner, whether it returns or
+     * throws.
+     *
+     * @param minHold how long the lock is held at least, or null for none
+     */
+    static Object runHolding(Lease lease, String what, Duration minHold, long acquiredAtNanos, Body body)
+            throws Throwable {
         LockContext.push(lease);
         Object result;
         try {
@@ -80,7 +92,7 @@ final class LockedExecution {
         } catch (Throwable failure) {
             LockContext.pop();
             try {
-                lease.close();
+                release(lease, minHold, acquiredAtNanos);
             } catch (RuntimeException releaseFailure) {
                 failure.addSuppressed(releaseFailure);
             }
@@ -88,12 +100,26 @@ final class LockedExecution {
         }
         LockContext.pop();
         try {
-            lease.close();
+            release(lease, minHold, acquiredAtNanos);
         } catch (LockException releaseFailure) {
             LOG.warn("lock '{}' could not be released after {} completed; it expires at its lease time",
                     lease.lockName(), what, releaseFailure);
         }
         return result;
+    }
+
+    private static void release(Lease lease, Duration minHold, long acquiredAtNanos) {
+        if (minHold == null) {
+            lease.close();
+            return;
+        }
+        // Counted from the acquire's return, which is after the store granted the lock: the hold is never shorter.
+        Duration left = minHold.minusNanos(System.nanoTime() - acquiredAtNanos);
+        if (left.isNegative() || left.isZero()) {
+            lease.close();
+        } else {
+            lease.closeAfter(left);
+        }
     }
 
     /**

@@ -48,6 +48,8 @@ final class LockedMethod {
     private final Duration wait;
     private final Duration lease;
     private final Duration maxHold;
+    /** How long the lock stays held at least from its acquire, or null for none. */
+    private final Duration minHold;
     private final Locked.Renewal renewal;
     private final Locked.Mode mode;
     private final int maxReaders;
@@ -100,6 +102,8 @@ final class LockedMethod {
         this.wait = duration(placeholders.apply(locked.waitTime()), "waitTime", true);
         this.lease = duration(placeholders.apply(locked.leaseTime()), "leaseTime", false);
         this.maxHold = duration(placeholders.apply(locked.maxHold()), "maxHold", false);
+        Duration atLeast = duration(placeholders.apply(locked.minHold()), "minHold", true);
+        this.minHold = atLeast == null || atLeast.isZero() ? null : atLeast;
         this.renewal = locked.renewal();
         this.mode = locked.mode();
         this.maxReaders = locked.maxReaders();
@@ -130,6 +134,7 @@ final class LockedMethod {
         }
         this.execution = AsyncReturnTypes.executionOf(method, this::invalid);
         checkSkippable();
+        checkMinHold();
     }
 
     /**
@@ -193,6 +198,39 @@ final class LockedMethod {
             throw invalid(readWrite ? "maxReaders must be between 1 and " + limit + ", was " + maxReaders
                     : "maxReaders = " + maxReaders + " needs mode = READ or WRITE", null);
         }
+    }
+
+    private void checkMinHold() {
+        if (minHold == null) {
+            return;
+        }
+        if (minHold.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw invalid("minHold must be at most " + LockOptions.MAX_LEASE_TIME + ", was " + minHold, null);
+        }
+        if (maxHold != null && minHold.compareTo(maxHold) > 0) {
+            throw invalid("minHold (" + minHold + ") must not be longer than maxHold (" + maxHold + ")", null);
+        }
+        if (lease != null && renewal == Locked.Renewal.FIXED && minHold.compareTo(lease) > 0) {
+            throw invalid("minHold (" + minHold + ") must not be longer than the fixed leaseTime (" + lease + ")",
+                    null);
+        }
+        if (!isMutex()) {
+            // Read, write and permit leases cannot keep their store locks past their close (Lease.closeAfter).
+            throw invalid("minHold needs a mutex; a " + (semaphore > 0 ? "semaphore's permits" : mode + " lock")
+                    + " cannot be kept after the call", null);
+        }
+        if (execution != Execution.BLOCKING) {
+            throw invalid("minHold is not supported on a method returning " + method.getReturnType().getSimpleName()
+                    + " (an asynchronous result); use it on a method that does its work before it returns", null);
+        }
+    }
+
+    /**
+     * How long the lock stays held at least from its acquire ({@link Locked#minHold()}), or empty for none: then the
+     * lease is closed with {@link io.locksmith.Lease#closeAfter} for what is left of it.
+     */
+    Optional<Duration> minHold() {
+        return Optional.ofNullable(minHold);
     }
 
     /** Whether the lock is a re-entrant mutex (the default mode), rather than a read, write or permit lease. */
