@@ -73,7 +73,11 @@ import java.lang.annotation.Target;
  * bean (a call through {@code this} bypasses the proxy, as with {@code @Transactional}). Bad durations, unparsable
  * names and
  * unsupported return types fail when the application starts, naming the method, and so does a name that refers to
- * a {@code #variable} that is not a parameter of the method. By default the lock advisor
+ * a {@code #variable} that is not a parameter of the method, or reads a property or calls a method that the
+ * parameter's declared type does not have ({@code #order.skuu}; not checked where only the runtime value can tell:
+ * {@code Object}, an interface, a type variable). A part of the name that is null in a call
+ * ({@code #order.customer} of {@code #order.customer.id}) fails that call with a
+ * {@link io.locksmith.LockConfigurationException} naming it. By default the lock advisor
  * runs outside {@code @Transactional}, so a transaction commits before its lock is released.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})

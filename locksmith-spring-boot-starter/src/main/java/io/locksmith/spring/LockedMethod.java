@@ -98,6 +98,11 @@ final class LockedMethod {
         this.nameSource = locked.name();
         this.name = parseName(locked.name());
         this.referencedParameters = checkVariables(name);
+        String missing = LockedNamePaths.firstMissing(((SpelExpression) name).getAST(), method, referencedParameters);
+        if (missing != null) {
+            // "'order:' + #order.skuu" would fail every call; a renamed property should stop the start instead.
+            throw invalid("name \"" + nameSource + "\" reads " + missing, null);
+        }
         this.handlesNull = handlesNull(((SpelExpression) name).getAST());
         this.wait = duration(placeholders.apply(locked.waitTime()), "waitTime", true);
         this.lease = duration(placeholders.apply(locked.leaseTime()), "leaseTime", false);
@@ -314,6 +319,13 @@ final class LockedMethod {
             }
             value = name.getValue(context);
         } catch (EvaluationException e) {
+            NullPart nullPart = nullPartOf(e, context);
+            if (nullPart != null) {
+                throw invalid("name \"" + nameSource + "\": " + nullPart.part() + " is null in this call, so its "
+                        + nullPart.next() + " cannot be read; a lock name must not contain null (pass a value, or say"
+                        + " what null means in the expression: " + nullPart.part() + "?." + nullPart.next()
+                        + " ?: 'none')", e);
+            }
             throw invalid("name \"" + nameSource + "\" could not be evaluated: " + e.getMessage()
                     + hintForParameterNames(), e);
         }
@@ -485,6 +497,52 @@ final class LockedMethod {
         for (int i = 0; i < node.getChildCount(); i++) {
             checkConcatenatedParts(node.getChild(i), state);
         }
+    }
+
+    /**
+     * The part of the name that was null when {@code failure} read a property of it or called a method on it
+     * ({@code #order.customer} of {@code #order.customer.id}), or null if the failure is another one. Found by
+     * evaluating the paths of the name step by step (SpEL does not say which part was null); like the check of
+     * concatenated parts, this evaluates parts once more, and only for a call that already failed.
+     */
+    private NullPart nullPartOf(EvaluationException failure, org.springframework.expression.EvaluationContext context) {
+        if (!(failure instanceof org.springframework.expression.spel.SpelEvaluationException spel)
+                || (spel.getMessageCode() != org.springframework.expression.spel.SpelMessage.PROPERTY_OR_FIELD_NOT_READABLE_ON_NULL
+                && spel.getMessageCode() != org.springframework.expression.spel.SpelMessage.METHOD_CALL_ON_NULL_OBJECT_NOT_ALLOWED)) {
+            return null;
+        }
+        return nullPartIn(((SpelExpression) name).getAST(), context);
+    }
+
+    /** A part of the name that was null ({@code #order.customer}) and what was read of it ({@code id}). */
+    private record NullPart(String part, String next) {
+    }
+
+    private NullPart nullPartIn(SpelNode node, org.springframework.expression.EvaluationContext context) {
+        if (node instanceof org.springframework.expression.spel.ast.CompoundExpression) {
+            for (int i = 1; i < node.getChildCount(); i++) {
+                SpelNode next = node.getChild(i);
+                if (next instanceof org.springframework.expression.spel.ast.SpelNodeImpl step && step.isNullSafe()) {
+                    continue;
+                }
+                String part = nameSource.substring(node.getStartPosition(), node.getChild(i - 1).getEndPosition())
+                        .strip();
+                try {
+                    if (PARSER.parseExpression(part).getValue(context) == null) {
+                        return new NullPart(part, next.toStringAST());
+                    }
+                } catch (ParseException | EvaluationException e) {
+                    break; // a step that cannot be evaluated on its own (or fails itself): look elsewhere
+                }
+            }
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            NullPart part = nullPartIn(node.getChild(i), context);
+            if (part != null) {
+                return part;
+            }
+        }
+        return null;
     }
 
     private static boolean handlesNull(SpelNode node) {
