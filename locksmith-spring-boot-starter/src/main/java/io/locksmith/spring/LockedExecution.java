@@ -62,9 +62,35 @@ final class LockedExecution {
         }
     }
 
-    /** Whether the acquire running on this thread is reported by its caller (see {@link #CALLER_REPORTS_FAILURE}). */
-    static boolean callerReportsFailure() {
-        return CALLER_REPORTS_FAILURE.get() != null;
+    /**
+     * Whether a failed acquire of {@code lockName} is reported by its caller: the acquire runs on this thread for a
+     * {@code @Locked} or template call (see {@link #CALLER_REPORTS_FAILURE}), or an asynchronous {@code @Locked} call
+     * acquires that name now (its acquire fails on the client's threads, where no thread-local reaches).
+     */
+    static boolean callerReportsFailure(String lockName) {
+        return CALLER_REPORTS_FAILURE.get() != null || ASYNC_ACQUIRES.containsKey(lockName);
+    }
+
+    /**
+     * Asynchronous {@code @Locked} acquires under way, by lock name: their failures are reported by the call's own line.
+     * By name, as an event carries nothing more specific; a direct acquire of the same name failing at the same moment
+     * is then left to the call's line too, which names the lock and the cause.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Integer> ASYNC_ACQUIRES =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Marks an asynchronous acquire of {@code lockName} as reported by its caller until the returned action runs (once:
+     * later runs do nothing); run it when the acquire has ended, after its outcome's event.
+     */
+    static Runnable asyncAcquireReportedByCaller(String lockName) {
+        ASYNC_ACQUIRES.merge(lockName, 1, Integer::sum);
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (ended.compareAndSet(false, true)) {
+                ASYNC_ACQUIRES.computeIfPresent(lockName, (name, count) -> count == 1 ? null : count - 1);
+            }
+        };
     }
 
     /**

@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import reactor.core.publisher.Mono;
 
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * What one {@code @Locked} call that fails during a store outage leaves behind, on a real redis-server that is
  * killed or frozen while the application runs: one {@code locksmith.acquire{outcome=failed}} sample (a call, not each
- * attempt the client made within the wait).
+ * attempt the client made within the wait) and one WARN line naming the lock and the cause.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class LocksmithOutageReportTest {
@@ -56,6 +57,11 @@ class LocksmithOutageReportTest {
         public CompletableFuture<String> deductLater(String sku) {
             return CompletableFuture.completedFuture("deducted " + sku);
         }
+
+        @Locked(name = "'stock:' + #sku", waitTime = "3s")
+        public Mono<String> deductReactively(String sku) {
+            return Mono.just("deducted " + sku);
+        }
     }
 
     private ApplicationContextRunner runner() {
@@ -69,8 +75,9 @@ class LocksmithOutageReportTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"killed, blocking", "frozen, blocking", "killed, future", "frozen, future"})
-    void aFailedCallIsOneSample(String outage, String method, CapturedOutput output) {
+    @CsvSource({"killed, blocking", "frozen, blocking", "killed, future", "frozen, future", "killed, mono",
+            "frozen, mono"})
+    void aFailedCallIsOneSampleAndOneWarnLine(String outage, String method, CapturedOutput output) {
         runner().run(context -> {
             Stock stock = context.getBean(Stock.class);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -81,15 +88,23 @@ class LocksmithOutageReportTest {
                 redis.pause();
             }
             String sku = UUID.randomUUID().toString();
+            int linesBefore = output.getOut().length();
             if (method.equals("blocking")) {
                 assertThatThrownBy(() -> stock.deduct(sku)).isInstanceOf(LockStoreException.class);
-            } else {
+            } else if (method.equals("future")) {
                 assertThatThrownBy(() -> stock.deductLater(sku).join()).hasCauseInstanceOf(LockStoreException.class);
+            } else {
+                assertThatThrownBy(() -> stock.deductReactively(sku).block()).isInstanceOf(LockStoreException.class);
             }
 
             Timer failed = registry.find(LockMetrics.ACQUIRE).tag("outcome", "failed").timer();
             assertThat(failed).as("the failed-acquire timer").isNotNull();
             assertThat(failed.count()).as("samples of one failed call").isEqualTo(1);
+
+            String[] warnings = output.getOut().substring(linesBefore).lines()
+                    .filter(line -> line.contains(" WARN ") && line.contains("stock:" + sku)).toArray(String[]::new);
+            assertThat(warnings).as("WARN lines of one failed call").hasSize(1);
+            assertThat(warnings[0]).contains("Stock.deduct").contains("store error");
         });
     }
 }
