@@ -2,7 +2,6 @@ package io.locksmith.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.pool.HikariPool;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
@@ -41,13 +40,8 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         PostgresSettings settings = PostgresSettings.from(uri);
         String id = context.clientId().substring(0, Math.min(8, context.clientId().length()));
         Properties properties = connectionProperties(settings);
-        HikariDataSource pool;
-        try {
-            pool = new HikariDataSource(poolConfig(settings, properties, id));
-        } catch (HikariPool.PoolInitializationException e) {
-            throw new LockStoreException(settings.describe() + " cannot be reached: "
-                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()), e);
-        }
+        checkReachable(settings, properties);
+        HikariDataSource pool = new HikariDataSource(poolConfig(settings, properties, id));
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "locksmith-postgres-" + id);
             thread.setDaemon(true);
@@ -76,7 +70,25 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         return properties;
     }
 
-    private static HikariConfig poolConfig(PostgresSettings settings, Properties properties, String id) {
+    /**
+     * Opens and closes one session, bounded by the URI's {@code connectTimeout} (the driver's connect and login
+     * time-outs, whole seconds): a server that is not there fails the open at once (a refused connection) or at that
+     * time-out (no answer), naming the store without its password. The pool's own start-up check is not used for
+     * this: it tries again every second until its time-out and then sleeps once more, so a refused connection took
+     * the whole connect time-out and a second more to fail (about 11 s by default).
+     *
+     * @throws LockStoreException if the session cannot be opened
+     */
+    static void checkReachable(PostgresSettings settings, Properties properties) {
+        try (Connection ignored = DriverManager.getConnection(settings.jdbcUrl(), properties)) {
+            // reachable, and the credentials are accepted
+        } catch (java.sql.SQLException e) {
+            throw new LockStoreException(settings.describe() + ": cannot open a session (connectTimeout "
+                    + settings.connectTimeout() + "): " + e.getMessage(), e);
+        }
+    }
+
+    static HikariConfig poolConfig(PostgresSettings settings, Properties properties, String id) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(settings.jdbcUrl());
         config.setDataSourceProperties(properties);
@@ -89,8 +101,9 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         config.setValidationTimeout(Math.max(250, Math.min(settings.timeout().toMillis(), 5000)));
         config.setAutoCommit(true);
         config.setPoolName("locksmith-postgres-" + id);
-        // Fail at start when the server cannot be reached, within the URI's connect time-out.
-        config.setInitializationFailTimeout(settings.connectTimeout().toMillis());
+        // The server was reached just before (checkReachable): the pool opens its sessions in the background, and
+        // the schema check at start waits for one at most the URI's timeout.
+        config.setInitializationFailTimeout(-1);
         return config;
     }
 }
