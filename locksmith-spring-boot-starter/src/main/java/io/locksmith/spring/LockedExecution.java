@@ -11,6 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Acquiring, running under and releasing a lock for {@link Locked @Locked} methods and {@link LockTemplate}: the one
@@ -26,6 +28,14 @@ final class LockedExecution {
      * log line instead of writing a second one with a stack trace.
      */
     private static final ThreadLocal<Boolean> CALLER_REPORTS_FAILURE = new ThreadLocal<>();
+
+    /**
+     * Asynchronous {@code @Locked} acquires under way, by lock name: their failures are reported by the call's own line.
+     * By name, as an event carries nothing more specific; a direct acquire of the same name failing at the same moment
+     * is then left to the call's line too, which names the lock and the cause.
+     */
+    private static final ConcurrentHashMap<String, Integer> ASYNC_ACQUIRES =
+            new ConcurrentHashMap<>();
 
     /** Work done under a lock. */
     @FunctionalInterface
@@ -72,20 +82,12 @@ final class LockedExecution {
     }
 
     /**
-     * Asynchronous {@code @Locked} acquires under way, by lock name: their failures are reported by the call's own line.
-     * By name, as an event carries nothing more specific; a direct acquire of the same name failing at the same moment
-     * is then left to the call's line too, which names the lock and the cause.
-     */
-    private static final java.util.concurrent.ConcurrentHashMap<String, Integer> ASYNC_ACQUIRES =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
-    /**
      * Marks an asynchronous acquire of {@code lockName} as reported by its caller until the returned action runs (once:
      * later runs do nothing); run it when the acquire has ended, after its outcome's event.
      */
     static Runnable asyncAcquireReportedByCaller(String lockName) {
         ASYNC_ACQUIRES.merge(lockName, 1, Integer::sum);
-        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean ended = new AtomicBoolean();
         return () -> {
             if (ended.compareAndSet(false, true)) {
                 ASYNC_ACQUIRES.computeIfPresent(lockName, (name, count) -> count == 1 ? null : count - 1);
