@@ -324,7 +324,7 @@ final class LockedMethod {
                 throw invalid("name \"" + nameSource + "\": " + nullPart.part() + " is null in this call, so its "
                         + nullPart.next() + " cannot be read; a lock name must not contain null (pass a value, or say"
                         + " what null means in the expression: " + nullPart.part() + "?." + nullPart.next()
-                        + " ?: 'none')", e);
+                        + " ?: 'none')", null); // the message says it all; SpEL's trace would only repeat it
             }
             throw invalid("name \"" + nameSource + "\" could not be evaluated: " + e.getMessage()
                     + hintForParameterNames(), e);

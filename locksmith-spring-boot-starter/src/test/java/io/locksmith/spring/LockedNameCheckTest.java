@@ -158,7 +158,8 @@ class LockedNameCheckTest {
                     .isInstanceOf(io.locksmith.LockConfigurationException.class)
                     .hasMessageContaining("NullInAPath.ship")
                     .hasMessageContaining("#order.customer is null in this call, so its name cannot be read")
-                    .hasMessageContaining("#order.customer?.name ?: 'none'");
+                    .hasMessageContaining("#order.customer?.name ?: 'none'")
+                    .hasNoCause();
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> bean.deliver(null))
                     .isInstanceOf(io.locksmith.LockConfigurationException.class)
                     .hasMessageContaining("NullInAPath.deliver")
