@@ -28,8 +28,9 @@ import java.util.TreeSet;
  * followed as SpEL's reflective accessor reads them (a getter {@code getX()}/{@code isX()}, a record-style accessor
  * {@code x()}, a public field, a public method for a call), from the declared parameter type, as long as the type is
  * known: a path stops being checked at a type whose properties only the runtime value can tell ({@code Object}, an
- * interface, a type variable, an array, {@code Optional}, {@code Class}), and at anything but a property or a method
- * call (an indexer, a projection). A property only a subclass has needs the parameter declared as that subclass.
+ * interface, a type variable, an array, a {@code Map}, {@code Optional}, {@code Class}), and at anything but a
+ * property or a method call (an indexer, a projection). A property only a subclass has needs the parameter declared
+ * as that subclass.
  */
 final class LockedNamePaths {
 
@@ -115,8 +116,9 @@ final class LockedNamePaths {
             return null;
         }
         raw = ClassUtils.resolvePrimitiveIfNecessary(raw);
+        // A Map class too: an accessor for its keys as properties would make any name valid.
         if (raw == Object.class || raw.isInterface() || raw.isArray() || raw == Optional.class || raw == Class.class
-                || raw == void.class || raw == Void.class) {
+                || raw == void.class || raw == Void.class || Map.class.isAssignableFrom(raw)) {
             return null;
         }
         return raw;

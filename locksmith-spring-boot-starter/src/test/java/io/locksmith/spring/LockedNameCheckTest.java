@@ -108,9 +108,10 @@ class LockedNameCheckTest {
             return LockContext.currentLease().lockName();
         }
 
-        @Locked(name = "'x:' + #thing.anything + #payload.whatever + #item.foo + #box.content().bar + #ids.length")
+        @Locked(name = "'x:' + #thing.anything + #payload.whatever + #item.foo + #box.content().bar + #ids.length"
+                + " + #attributes.region")
         public <T> void unknownTypes(Object thing, java.util.Map<String, Object> payload, T item, Box<String> box,
-                                     long[] ids) {
+                                     long[] ids, java.util.HashMap<String, String> attributes) {
         }
     }
 
