@@ -472,9 +472,16 @@ final class EtcdLockProvider implements LockProvider {
             }
         }
         List<LockInfo> held = new ArrayList<>(queues.size());
-        queues.forEach((name, queue) -> held.add(new LockInfo(name, identity(queue.get(0)),
-                queue.get(0).getCreateRevision(), null,
-                queue.subList(1, queue.size()).stream().map(EtcdLockProvider::identity).toList())));
+        // A client keeps one lease per TTL for all its keys: each lease is asked once per listing, not once per lock.
+        Map<Long, Duration> leaseTtls = new java.util.HashMap<>();
+        queues.forEach((name, queue) -> {
+            KeyValue holder = queue.get(0);
+            Duration remaining = leaseTtls.containsKey(holder.getLease()) ? leaseTtls.get(holder.getLease())
+                    : timeToLive(holder, name);
+            leaseTtls.put(holder.getLease(), remaining);
+            held.add(new LockInfo(name, identity(holder), holder.getCreateRevision(), remaining,
+                    queue.subList(1, queue.size()).stream().map(EtcdLockProvider::identity).toList()));
+        });
         return held;
     }
 

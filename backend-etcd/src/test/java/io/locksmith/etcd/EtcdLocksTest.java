@@ -96,6 +96,28 @@ class EtcdLocksTest {
     }
 
     @Test
+    void listShowsEachHoldersRemainingLeaseAsEtcdCountsIt(TestInfo test) {
+        String prefix = unique(test) + ":";
+        try (LockClient one = open("lease=10s"); LockClient two = open("lease=20s");
+             Lease first = one.lock(prefix + "a").acquire(Duration.ofSeconds(5));
+             Lease second = one.lock(prefix + "b").acquire(Duration.ofSeconds(5));
+             Lease third = two.lock(prefix + "c").acquire(Duration.ofSeconds(5))) {
+            List<LockInfo> held = one.list(prefix, Duration.ofSeconds(5));
+            assertEquals(List.of(prefix + "a", prefix + "b", prefix + "c"), held.stream().map(LockInfo::lockName).toList());
+            for (LockInfo info : held) {
+                Duration lease = info.lockName().endsWith("c") ? Duration.ofSeconds(20) : Duration.ofSeconds(10);
+                Duration remaining = info.timeToLive().orElseThrow(() -> new AssertionError("no remaining lease: "
+                        + info));
+                // etcd counts whole seconds from the last keep-alive: positive, never more than the lease.
+                assertTrue(!remaining.isNegative() && !remaining.isZero() && remaining.compareTo(lease) <= 0, info.toString());
+            }
+            assertEquals(first.fencingToken(), held.get(0).fencingToken());
+            assertEquals(second.fencingToken(), held.get(1).fencingToken());
+            assertEquals(third.fencingToken(), held.get(2).fencingToken());
+        }
+    }
+
+    @Test
     void aNonWaitingAttemptLeavesNoKeyBehind(TestInfo test) {
         String name = unique(test);
         try (LockClient a = open("lease=2s"); LockClient b = open("lease=2s")) {

@@ -2,7 +2,6 @@ package io.locksmith.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.pool.HikariPool;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
@@ -41,13 +40,8 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         PostgresSettings settings = PostgresSettings.from(uri);
         String id = context.clientId().substring(0, Math.min(8, context.clientId().length()));
         Properties properties = connectionProperties(settings);
-        failOnRefusal(settings, properties);
-        HikariDataSource pool;
-        try {
-            pool = new HikariDataSource(poolConfig(settings, properties, id));
-        } catch (HikariPool.PoolInitializationException e) {
-            throw new LockStoreException(connectFailure(settings, e.getCause() == null ? e : e.getCause()), e);
-        }
+        checkReachable(settings, properties);
+        HikariDataSource pool = new HikariDataSource(poolConfig(settings, properties, id));
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "locksmith-postgres-" + id);
             thread.setDaemon(true);
@@ -72,30 +66,6 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
      *
      * @throws LockStoreException if the server refuses the login, the TLS handshake fails or the attempt timed out
      */
-    private static void failOnRefusal(PostgresSettings settings, Properties properties) {
-        long started = System.nanoTime();
-        try (Connection probe = DriverManager.getConnection(settings.jdbcUrl(), properties)) {
-            probe.isValid(1);
-        } catch (java.sql.SQLException e) {
-            if (isRefusal(e) || System.nanoTime() - started >= settings.connectTimeout().toNanos()) {
-                throw new LockStoreException(connectFailure(settings, e), e);
-            }
-        }
-    }
-
-    /** A login the server refused (SQLSTATE class 28), or a TLS handshake that failed. */
-    private static boolean isRefusal(java.sql.SQLException failure) {
-        if (failure.getSQLState() != null && failure.getSQLState().startsWith("28")) {
-            return true;
-        }
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof javax.net.ssl.SSLException || cause instanceof java.security.cert.CertificateException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * Why the first session could not be opened, naming the store (never the password) and, for a refused login or
      * a failed TLS handshake, what to check: "cannot be reached" would send the reader to the network.
@@ -118,7 +88,7 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
                         : ". Name the authority that signed the server's certificate with sslrootcert=<PEM file>");
             }
         }
-        return store + " cannot be reached: " + message;
+        return store + ": cannot open a session (connectTimeout " + settings.connectTimeout() + "): " + message;
     }
 
     /**
@@ -136,7 +106,24 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         return properties;
     }
 
-    private static HikariConfig poolConfig(PostgresSettings settings, Properties properties, String id) {
+    /**
+     * Opens and closes one session, bounded by the URI's {@code connectTimeout} (the driver's connect and login
+     * time-outs, whole seconds): a server that is not there fails the open at once (a refused connection) or at that
+     * time-out (no answer), naming the store without its password. The pool's own start-up check is not used for
+     * this: it tries again every second until its time-out and then sleeps once more, so a refused connection took
+     * the whole connect time-out and a second more to fail (about 11 s by default).
+     *
+     * @throws LockStoreException if the session cannot be opened
+     */
+    static void checkReachable(PostgresSettings settings, Properties properties) {
+        try (Connection ignored = DriverManager.getConnection(settings.jdbcUrl(), properties)) {
+            // reachable, and the credentials are accepted
+        } catch (java.sql.SQLException e) {
+            throw new LockStoreException(connectFailure(settings, e), e);
+        }
+    }
+
+    static HikariConfig poolConfig(PostgresSettings settings, Properties properties, String id) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(settings.jdbcUrl());
         config.setDataSourceProperties(properties);
@@ -149,8 +136,9 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         config.setValidationTimeout(Math.max(250, Math.min(settings.timeout().toMillis(), 5000)));
         config.setAutoCommit(true);
         config.setPoolName("locksmith-postgres-" + id);
-        // Fail at start when the server cannot be reached, within the URI's connect time-out.
-        config.setInitializationFailTimeout(settings.connectTimeout().toMillis());
+        // The server was reached just before (checkReachable): the pool opens its sessions in the background, and
+        // the schema check at start waits for one at most the URI's timeout.
+        config.setInitializationFailTimeout(-1);
         return config;
     }
 }

@@ -323,7 +323,7 @@ final class DefaultDistributedLock implements DistributedLock {
                     // name, which never ask the store, end with this error at their bound rather than a time-out.
                     client.outage.failed(sentAt, e);
                     if (!willWait || remaining(System.nanoTime()) <= 0) {
-                        throw e;
+                        throw reported(e);
                     }
                     lastStoreError = e;
                     LOG.debug("acquire of lock '{}' failed with a store error; retrying within the wait", name, e);
@@ -390,12 +390,17 @@ final class DefaultDistributedLock implements DistributedLock {
             if (seen != null && seen.getCause() != error.getCause()) {
                 error.addSuppressed(seen);
             }
-            if (seen == null) {
-                // tryOnce reported its own failure; a fail-fast is reported here.
-                client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(),
-                        System.nanoTime() - start, error);
-            }
-            throw error;
+            throw reported(error);
+        }
+
+        /**
+         * Reports {@code error} as the outcome of this acquire: one {@code ACQUIRE_FAILED} event per acquire call, not
+         * one per store attempt the call made within its wait (a metric of failed acquires counts calls).
+         */
+        private <E extends LockException> E reported(E error) {
+            client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), System.nanoTime() - start,
+                    error);
+            return error;
         }
 
         private long troublePause() {
@@ -406,7 +411,7 @@ final class DefaultDistributedLock implements DistributedLock {
         private Step timedOut(long now) {
             failIfOutage(null);
             if (lastStoreError != null) {
-                throw lastStoreError;
+                throw reported(lastStoreError);
             }
             Optional<Throwable> failing = willWait ? client.outage.failing() : Optional.empty();
             if (failing.isPresent()) {
@@ -718,8 +723,12 @@ final class DefaultDistributedLock implements DistributedLock {
                 stopped.addSuppressed(failure);
                 failure = stopped;
             }
-            client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(), System.nanoTime() - start,
-                    failure);
+            if (!(failure instanceof LockStoreException)) {
+                // Ends the acquire (an interrupt, a refusal): reported here. A store error may be retried within the
+                // wait; the acquire reports it once if it ends with it (Acquisition.reported).
+                client.events().emit(LockEvent.Type.ACQUIRE_FAILED, name, -1, owner.holder(),
+                        System.nanoTime() - start, failure);
+            }
             throw failure;
         }
     }

@@ -369,9 +369,9 @@ final class StoreCalls implements AutoCloseable {
                     try {
                         lateFailure.accept(cause);
                     } catch (RuntimeException e) {
-                        if (StoreOutage.isUnreachable(e)) {
-                            // The store is down: the clean-up is retried by the lock's TTL; the caller's own error
-                            // already said so once.
+                        if (StoreOutage.isUnreachable(e) || StoreOutage.isTimeout(e)) {
+                            // The store is down or does not answer (frozen, cut off): the clean-up is retried by the
+                            // lock's TTL; the caller's own error already said so once.
                             LOG.debug("clean-up after the late failure of {} of lock '{}' on {} failed", what,
                                     lockName, store, e);
                         } else {

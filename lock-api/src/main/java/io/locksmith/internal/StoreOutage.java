@@ -89,6 +89,17 @@ final class StoreOutage {
         return false;
     }
 
+    /** Whether {@code failure} is a store call that got no answer in time (a frozen or cut-off store). */
+    static boolean isTimeout(Throwable failure) {
+        int depth = 0;
+        for (Throwable cause = failure; cause != null && depth < 32; cause = cause.getCause(), depth++) {
+            if (cause instanceof java.net.SocketTimeoutException || cause instanceof java.util.concurrent.TimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether an outage is known now. */
     boolean isKnown() {
         return known != null;

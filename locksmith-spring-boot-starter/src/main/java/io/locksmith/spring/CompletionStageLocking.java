@@ -1,5 +1,6 @@
 package io.locksmith.spring;
 
+import io.locksmith.DistributedLock;
 import io.locksmith.Lease;
 import io.locksmith.LockException;
 
@@ -26,12 +27,22 @@ final class CompletionStageLocking {
     static CompletableFuture<Object> call(AsyncLockedCall call, Executor executor) {
         CompletableFuture<Object> result = new CompletableFuture<>();
         CompletableFuture<Lease> acquiring;
+        DistributedLock lock;
         try {
-            acquiring = call.lock().acquireAsync(call.waitTime());
+            lock = call.lock();
         } catch (RuntimeException failure) {
             notObtained(call, failure, result);
             return result;
         }
+        Runnable acquireEnded = LockedExecution.asyncAcquireReportedByCaller(lock.name());
+        try {
+            acquiring = lock.acquireAsync(call.waitTime());
+        } catch (RuntimeException failure) {
+            acquireEnded.run();
+            notObtained(call, failure, result);
+            return result;
+        }
+        acquiring.whenComplete((lease, failure) -> acquireEnded.run());
         result.whenComplete((ignored, failure) -> {
             if (failure instanceof CancellationException) {
                 acquiring.cancel(false);

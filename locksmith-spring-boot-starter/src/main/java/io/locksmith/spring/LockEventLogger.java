@@ -35,7 +35,7 @@ public final class LockEventLogger implements LockListener {
     @Override
     public void onEvent(LockEvent event) {
         Level level = levelOf(event);
-        if (event.type() == LockEvent.Type.ACQUIRE_FAILED && LockedExecution.callerReportsFailure()) {
+        if (event.type() == LockEvent.Type.ACQUIRE_FAILED && LockedExecution.callerReportsFailure(event.lockName())) {
             // A @Locked method or LockTemplate call writes the one WARN line of this failure, with its outcome.
             level = Level.DEBUG;
         }

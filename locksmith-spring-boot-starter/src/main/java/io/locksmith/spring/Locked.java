@@ -73,7 +73,11 @@ import java.lang.annotation.Target;
  * bean (a call through {@code this} bypasses the proxy, as with {@code @Transactional}). Bad durations, unparsable
  * names and
  * unsupported return types fail when the application starts, naming the method, and so does a name that refers to
- * a {@code #variable} that is not a parameter of the method. By default the lock advisor
+ * a {@code #variable} that is not a parameter of the method, or reads a property or calls a method that the
+ * parameter's declared type does not have ({@code #order.skuu}; not checked where only the runtime value can tell:
+ * {@code Object}, an interface, a type variable). A part of the name that is null in a call
+ * ({@code #order.customer} of {@code #order.customer.id}) fails that call with a
+ * {@link io.locksmith.LockConfigurationException} naming it. By default the lock advisor
  * runs outside {@code @Transactional}, so a transaction commits before its lock is released.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
@@ -102,6 +106,18 @@ public @interface Locked {
 
     /** The maximum hold, e.g. {@code "2m"}; empty means the client's default ({@code locksmith.max-hold}). */
     String maxHold() default "";
+
+    /**
+     * How long the lock stays held at least, counted from when it was acquired, e.g. {@code "30s"}: a call that
+     * returns (or throws) sooner leaves the lock held until then ({@link io.locksmith.Lease#closeAfter}), so a
+     * scheduled job that finished early is not run again by another instance within that time (ShedLock's
+     * {@code lockAtLeastFor}). On a store with a TTL (Redis, PostgreSQL) the store keeps the lock even if this process
+     * ends; on ZooKeeper and etcd this client releases it then, and a process that ends sooner frees it with its
+     * session. Empty or {@code "0s"} means none. Not longer than {@link #maxHold()}, nor than {@link #leaseTime()} of a
+     * {@link Renewal#FIXED} lease. Only on a mutex ({@link Mode#EXCLUSIVE} without {@link #semaphore()}) and on a
+     * method that does not return an asynchronous result; anything else fails the startup.
+     */
+    String minHold() default "";
 
     /** Whether the lease is renewed while the method runs; {@link Renewal#DEFAULT} keeps the client's default. */
     Renewal renewal() default Renewal.DEFAULT;

@@ -11,6 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Acquiring, running under and releasing a lock for {@link Locked @Locked} methods and {@link LockTemplate}: the one
@@ -26,6 +28,14 @@ final class LockedExecution {
      * log line instead of writing a second one with a stack trace.
      */
     private static final ThreadLocal<Boolean> CALLER_REPORTS_FAILURE = new ThreadLocal<>();
+
+    /**
+     * Asynchronous {@code @Locked} acquires under way, by lock name: their failures are reported by the call's own line.
+     * By name, as an event carries nothing more specific; a direct acquire of the same name failing at the same moment
+     * is then left to the call's line too, which names the lock and the cause.
+     */
+    private static final ConcurrentHashMap<String, Integer> ASYNC_ACQUIRES =
+            new ConcurrentHashMap<>();
 
     /** Work done under a lock. */
     @FunctionalInterface
@@ -62,9 +72,27 @@ final class LockedExecution {
         }
     }
 
-    /** Whether the acquire running on this thread is reported by its caller (see {@link #CALLER_REPORTS_FAILURE}). */
-    static boolean callerReportsFailure() {
-        return CALLER_REPORTS_FAILURE.get() != null;
+    /**
+     * Whether a failed acquire of {@code lockName} is reported by its caller: the acquire runs on this thread for a
+     * {@code @Locked} or template call (see {@link #CALLER_REPORTS_FAILURE}), or an asynchronous {@code @Locked} call
+     * acquires that name now (its acquire fails on the client's threads, where no thread-local reaches).
+     */
+    static boolean callerReportsFailure(String lockName) {
+        return CALLER_REPORTS_FAILURE.get() != null || ASYNC_ACQUIRES.containsKey(lockName);
+    }
+
+    /**
+     * Marks an asynchronous acquire of {@code lockName} as reported by its caller until the returned action runs (once:
+     * later runs do nothing); run it when the acquire has ended, after its outcome's event.
+     */
+    static Runnable asyncAcquireReportedByCaller(String lockName) {
+        ASYNC_ACQUIRES.merge(lockName, 1, Integer::sum);
+        AtomicBoolean ended = new AtomicBoolean();
+        return () -> {
+            if (ended.compareAndSet(false, true)) {
+                ASYNC_ACQUIRES.computeIfPresent(lockName, (name, count) -> count == 1 ? null : count - 1);
+            }
+        };
     }
 
     /**
@@ -73,6 +101,18 @@ final class LockedExecution {
      * after the body threw it is added to that exception as suppressed.
      */
     static Object runHolding(Lease lease, String what, Body body) throws Throwable {
+        return runHolding(lease, what, null, 0, body);
+    }
+
+    /**
+     * As {@link #runHolding(Lease, String, Body)}, keeping the lock until {@code minHold} after {@code acquiredAtNanos}
+     * (a {@link System#nanoTime()} taken when the acquire returned) if the body ends sooner, whether it returns or
+     * throws.
+     *
+     * @param minHold how long the lock is held at least, or null for none
+     */
+    static Object runHolding(Lease lease, String what, Duration minHold, long acquiredAtNanos, Body body)
+            throws Throwable {
         LockContext.push(lease);
         Object result;
         try {
@@ -80,7 +120,7 @@ final class LockedExecution {
         } catch (Throwable failure) {
             LockContext.pop();
             try {
-                lease.close();
+                release(lease, minHold, acquiredAtNanos);
             } catch (RuntimeException releaseFailure) {
                 failure.addSuppressed(releaseFailure);
             }
@@ -88,12 +128,26 @@ final class LockedExecution {
         }
         LockContext.pop();
         try {
-            lease.close();
+            release(lease, minHold, acquiredAtNanos);
         } catch (LockException releaseFailure) {
             LOG.warn("lock '{}' could not be released after {} completed; it expires at its lease time",
                     lease.lockName(), what, releaseFailure);
         }
         return result;
+    }
+
+    private static void release(Lease lease, Duration minHold, long acquiredAtNanos) {
+        if (minHold == null) {
+            lease.close();
+            return;
+        }
+        // Counted from the acquire's return, which is after the store granted the lock: the hold is never shorter.
+        Duration left = minHold.minusNanos(System.nanoTime() - acquiredAtNanos);
+        if (left.isNegative() || left.isZero()) {
+            lease.close();
+        } else {
+            lease.closeAfter(left);
+        }
     }
 
     /**

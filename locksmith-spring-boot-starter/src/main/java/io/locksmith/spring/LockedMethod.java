@@ -48,6 +48,8 @@ final class LockedMethod {
     private final Duration wait;
     private final Duration lease;
     private final Duration maxHold;
+    /** How long the lock stays held at least from its acquire, or null for none. */
+    private final Duration minHold;
     private final Locked.Renewal renewal;
     private final Locked.Mode mode;
     private final int maxReaders;
@@ -96,10 +98,17 @@ final class LockedMethod {
         this.nameSource = locked.name();
         this.name = parseName(locked.name());
         this.referencedParameters = checkVariables(name);
+        String missing = LockedNamePaths.firstMissing(((SpelExpression) name).getAST(), method, referencedParameters);
+        if (missing != null) {
+            // "'order:' + #order.skuu" would fail every call; a renamed property should stop the start instead.
+            throw invalid("name \"" + nameSource + "\" reads " + missing, null);
+        }
         this.handlesNull = handlesNull(((SpelExpression) name).getAST());
         this.wait = duration(placeholders.apply(locked.waitTime()), "waitTime", true);
         this.lease = duration(placeholders.apply(locked.leaseTime()), "leaseTime", false);
         this.maxHold = duration(placeholders.apply(locked.maxHold()), "maxHold", false);
+        Duration atLeast = duration(placeholders.apply(locked.minHold()), "minHold", true);
+        this.minHold = atLeast == null || atLeast.isZero() ? null : atLeast;
         this.renewal = locked.renewal();
         this.mode = locked.mode();
         this.maxReaders = locked.maxReaders();
@@ -130,6 +139,7 @@ final class LockedMethod {
         }
         this.execution = AsyncReturnTypes.executionOf(method, this::invalid);
         checkSkippable();
+        checkMinHold();
     }
 
     /**
@@ -193,6 +203,39 @@ final class LockedMethod {
             throw invalid(readWrite ? "maxReaders must be between 1 and " + limit + ", was " + maxReaders
                     : "maxReaders = " + maxReaders + " needs mode = READ or WRITE", null);
         }
+    }
+
+    private void checkMinHold() {
+        if (minHold == null) {
+            return;
+        }
+        if (minHold.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw invalid("minHold must be at most " + LockOptions.MAX_LEASE_TIME + ", was " + minHold, null);
+        }
+        if (maxHold != null && minHold.compareTo(maxHold) > 0) {
+            throw invalid("minHold (" + minHold + ") must not be longer than maxHold (" + maxHold + ")", null);
+        }
+        if (lease != null && renewal == Locked.Renewal.FIXED && minHold.compareTo(lease) > 0) {
+            throw invalid("minHold (" + minHold + ") must not be longer than the fixed leaseTime (" + lease + ")",
+                    null);
+        }
+        if (!isMutex()) {
+            // Read, write and permit leases cannot keep their store locks past their close (Lease.closeAfter).
+            throw invalid("minHold needs a mutex; a " + (semaphore > 0 ? "semaphore's permits" : mode + " lock")
+                    + " cannot be kept after the call", null);
+        }
+        if (execution != Execution.BLOCKING) {
+            throw invalid("minHold is not supported on a method returning " + method.getReturnType().getSimpleName()
+                    + " (an asynchronous result); use it on a method that does its work before it returns", null);
+        }
+    }
+
+    /**
+     * How long the lock stays held at least from its acquire ({@link Locked#minHold()}), or empty for none: then the
+     * lease is closed with {@link io.locksmith.Lease#closeAfter} for what is left of it.
+     */
+    Optional<Duration> minHold() {
+        return Optional.ofNullable(minHold);
     }
 
     /** Whether the lock is a re-entrant mutex (the default mode), rather than a read, write or permit lease. */
@@ -276,6 +319,13 @@ final class LockedMethod {
             }
             value = name.getValue(context);
         } catch (EvaluationException e) {
+            NullPart nullPart = nullPartOf(e, context);
+            if (nullPart != null) {
+                throw invalid("name \"" + nameSource + "\": " + nullPart.part() + " is null in this call, so its "
+                        + nullPart.next() + " cannot be read; a lock name must not contain null (pass a value, or say"
+                        + " what null means in the expression: " + nullPart.part() + "?." + nullPart.next()
+                        + " ?: 'none')", null); // the message says it all; SpEL's trace would only repeat it
+            }
             throw invalid("name \"" + nameSource + "\" could not be evaluated: " + e.getMessage()
                     + hintForParameterNames(), e);
         }
@@ -447,6 +497,52 @@ final class LockedMethod {
         for (int i = 0; i < node.getChildCount(); i++) {
             checkConcatenatedParts(node.getChild(i), state);
         }
+    }
+
+    /**
+     * The part of the name that was null when {@code failure} read a property of it or called a method on it
+     * ({@code #order.customer} of {@code #order.customer.id}), or null if the failure is another one. Found by
+     * evaluating the paths of the name step by step (SpEL does not say which part was null); like the check of
+     * concatenated parts, this evaluates parts once more, and only for a call that already failed.
+     */
+    private NullPart nullPartOf(EvaluationException failure, org.springframework.expression.EvaluationContext context) {
+        if (!(failure instanceof org.springframework.expression.spel.SpelEvaluationException spel)
+                || (spel.getMessageCode() != org.springframework.expression.spel.SpelMessage.PROPERTY_OR_FIELD_NOT_READABLE_ON_NULL
+                && spel.getMessageCode() != org.springframework.expression.spel.SpelMessage.METHOD_CALL_ON_NULL_OBJECT_NOT_ALLOWED)) {
+            return null;
+        }
+        return nullPartIn(((SpelExpression) name).getAST(), context);
+    }
+
+    /** A part of the name that was null ({@code #order.customer}) and what was read of it ({@code id}). */
+    private record NullPart(String part, String next) {
+    }
+
+    private NullPart nullPartIn(SpelNode node, org.springframework.expression.EvaluationContext context) {
+        if (node instanceof org.springframework.expression.spel.ast.CompoundExpression) {
+            for (int i = 1; i < node.getChildCount(); i++) {
+                SpelNode next = node.getChild(i);
+                if (next instanceof org.springframework.expression.spel.ast.SpelNodeImpl step && step.isNullSafe()) {
+                    continue;
+                }
+                String part = nameSource.substring(node.getStartPosition(), node.getChild(i - 1).getEndPosition())
+                        .strip();
+                try {
+                    if (PARSER.parseExpression(part).getValue(context) == null) {
+                        return new NullPart(part, next.toStringAST());
+                    }
+                } catch (ParseException | EvaluationException e) {
+                    break; // a step that cannot be evaluated on its own (or fails itself): look elsewhere
+                }
+            }
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            NullPart part = nullPartIn(node.getChild(i), context);
+            if (part != null) {
+                return part;
+            }
+        }
+        return null;
     }
 
     private static boolean handlesNull(SpelNode node) {

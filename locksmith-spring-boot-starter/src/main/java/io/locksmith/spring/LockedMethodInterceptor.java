@@ -62,7 +62,8 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         } catch (LockTimeoutException | LockStoreException notObtained) {
             return onFailure(locked, invocation, name, wait, notObtained);
         }
-        return LockedExecution.runHolding(lease, locked.shortName(), invocation::proceed);
+        return LockedExecution.runHolding(lease, locked.shortName(), locked.minHold().orElse(null), System.nanoTime(),
+                invocation::proceed);
     }
 
     /**

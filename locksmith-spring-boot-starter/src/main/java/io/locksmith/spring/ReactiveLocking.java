@@ -1,5 +1,6 @@
 package io.locksmith.spring;
 
+import io.locksmith.DistributedLock;
 import io.locksmith.Lease;
 import io.locksmith.LockException;
 import io.locksmith.reactor.ReactiveLocks;
@@ -8,6 +9,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Holds the lock of a {@link Locked} method returning {@code Mono} or {@code Flux} (or of a Kotlin suspend function,
@@ -26,10 +28,17 @@ final class ReactiveLocking {
     static Mono<Object> mono(AsyncLockedCall call) {
         return Mono.defer(() -> {
             AtomicBoolean obtained = new AtomicBoolean();
-            return Mono.defer(() -> ReactiveLocks.<Object>withLock(call.lock(), call.waitTime(), lease -> {
-                        obtained.set(true);
-                        return Mono.from(publisher(call, lease));
-                    }))
+            AtomicReference<Runnable> acquireEnded = new AtomicReference<>(() -> { });
+            return Mono.defer(() -> {
+                        DistributedLock lock = call.lock();
+                        acquireEnded.set(LockedExecution.asyncAcquireReportedByCaller(lock.name()));
+                        return ReactiveLocks.<Object>withLock(lock, call.waitTime(), lease -> {
+                            obtained.set(true);
+                            acquireEnded.get().run();
+                            return Mono.from(publisher(call, lease));
+                        });
+                    })
+                    .doFinally(signal -> acquireEnded.get().run())
                     .onErrorResume(failure -> !obtained.get() && AsyncLockedCall.isNotObtained(failure),
                             failure -> Mono.defer(() -> Mono.from(outcome(call, (LockException) failure))));
         });
@@ -39,10 +48,17 @@ final class ReactiveLocking {
     static Flux<Object> flux(AsyncLockedCall call) {
         return Flux.defer(() -> {
             AtomicBoolean obtained = new AtomicBoolean();
-            return Flux.defer(() -> ReactiveLocks.<Object>withLockMany(call.lock(), call.waitTime(), lease -> {
-                        obtained.set(true);
-                        return publisher(call, lease);
-                    }))
+            AtomicReference<Runnable> acquireEnded = new AtomicReference<>(() -> { });
+            return Flux.defer(() -> {
+                        DistributedLock lock = call.lock();
+                        acquireEnded.set(LockedExecution.asyncAcquireReportedByCaller(lock.name()));
+                        return ReactiveLocks.<Object>withLockMany(lock, call.waitTime(), lease -> {
+                            obtained.set(true);
+                            acquireEnded.get().run();
+                            return publisher(call, lease);
+                        });
+                    })
+                    .doFinally(signal -> acquireEnded.get().run())
                     .onErrorResume(failure -> !obtained.get() && AsyncLockedCall.isNotObtained(failure),
                             failure -> Flux.defer(() -> outcome(call, (LockException) failure)));
         });

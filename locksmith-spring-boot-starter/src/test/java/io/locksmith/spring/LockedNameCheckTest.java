@@ -49,6 +49,125 @@ class LockedNameCheckTest {
                 .hasMessageContaining("NoParameters.nightly").hasMessageContaining("the method has no parameters"));
     }
 
+    record Customer(String name) {
+    }
+
+    public static class Order {
+        public final String region;
+        private final String sku;
+        private final Customer customer;
+
+        public Order(String region, String sku, Customer customer) {
+            this.region = region;
+            this.sku = sku;
+            this.customer = customer;
+        }
+
+        public String getSku() {
+            return sku;
+        }
+
+        public Customer getCustomer() {
+            return customer;
+        }
+
+        public boolean isUrgent() {
+            return false;
+        }
+    }
+
+    static class MisspelledProperty {
+        @Locked(name = "'order:' + #order.skuu")
+        public void ship(Order order) {
+        }
+    }
+
+    static class MisspelledChain {
+        @Locked(name = "'order:' + #p0.customer.nmae")
+        public void ship(Order order) {
+        }
+    }
+
+    static class MisspelledMethod {
+        @Locked(name = "'order:' + #order.sku.toUpperCas()")
+        public void ship(Order order) {
+        }
+    }
+
+    /** One generic box of anything: what is inside is known only at runtime. */
+    public static class Box<T> {
+        public T content() {
+            return null;
+        }
+    }
+
+    static class PathsThatExist {
+        @Locked(name = "#order.region + ':' + #order.sku.toUpperCase() + ':' + #order.customer.name() + ':'"
+                + " + #order.urgent + ':' + #order.getSku().length() + ':' + #order?.customer?.name")
+        public String ship(Order order) {
+            return LockContext.currentLease().lockName();
+        }
+
+        @Locked(name = "'x:' + #thing.anything + #payload.whatever + #item.foo + #box.content().bar + #ids.length"
+                + " + #attributes.region")
+        public <T> void unknownTypes(Object thing, java.util.Map<String, Object> payload, T item, Box<String> box,
+                                     long[] ids, java.util.HashMap<String, String> attributes) {
+        }
+    }
+
+    @Test
+    void aPropertyPathThatDoesNotExistOnTheParametersTypeFailsTheStartupNamingIt() {
+        runner.withBean(MisspelledProperty.class).run(context -> assertThat(context).getFailure().rootCause()
+                .isInstanceOf(io.locksmith.LockConfigurationException.class)
+                .hasMessageContaining("LockedNameCheckTest$MisspelledProperty.ship")
+                .hasMessageContaining("name \"'order:' + #order.skuu\" reads #order.skuu")
+                .hasMessageContaining("LockedNameCheckTest$Order (the type of #order) has no property 'skuu'")
+                .hasMessageContaining("its properties are customer, region, sku, urgent"));
+        runner.withBean(MisspelledChain.class).run(context -> assertThat(context).getFailure().rootCause()
+                .hasMessageContaining("MisspelledChain.ship").hasMessageContaining("reads #p0.customer.nmae")
+                .hasMessageContaining("LockedNameCheckTest$Customer (the type of #p0.customer) has no property 'nmae'")
+                .hasMessageContaining("its properties are name"));
+        runner.withBean(MisspelledMethod.class).run(context -> assertThat(context).getFailure().rootCause()
+                .hasMessageContaining("MisspelledMethod.ship").hasMessageContaining("reads #order.sku.toUpperCas()")
+                .hasMessageContaining("java.lang.String (the type of #order.sku) has no public method toUpperCas"));
+    }
+
+    @Test
+    void pathsThatExistOrWhoseTypeOnlyTheRuntimeKnowsStartAndLock() {
+        runner.withBean(PathsThatExist.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            PathsThatExist bean = context.getBean(PathsThatExist.class);
+            assertThat(bean.ship(new Order("eu", "a-7", new Customer("ann")))).isEqualTo("eu:A-7:ann:false:3:ann");
+        });
+    }
+
+    static class NullInAPath {
+        @Locked(name = "'order:' + #order.customer.name")
+        public void ship(Order order) {
+        }
+
+        @Locked(name = "#order.customer.name ?: 'nobody'")
+        public void deliver(Order order) {
+        }
+    }
+
+    @Test
+    void aNullInsideAPathFailsTheCallNamingThePartThatIsNull() {
+        runner.withBean(NullInAPath.class).run(context -> {
+            NullInAPath bean = context.getBean(NullInAPath.class);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> bean.ship(new Order("eu", "a-7", null)))
+                    .isInstanceOf(io.locksmith.LockConfigurationException.class)
+                    .hasMessageContaining("NullInAPath.ship")
+                    .hasMessageContaining("#order.customer is null in this call, so its name cannot be read")
+                    .hasMessageContaining("#order.customer?.name ?: 'none'")
+                    .hasNoCause();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> bean.deliver(null))
+                    .isInstanceOf(io.locksmith.LockConfigurationException.class)
+                    .hasMessageContaining("NullInAPath.deliver")
+                    .hasMessageContaining("#order is null in this call, so its customer cannot be read");
+        });
+    }
+
     @Test
     void withoutCompiledParameterNamesTheStartupFailureSaysSoAndIndexesWork(@TempDir Path dir) throws Exception {
         Class<?> named = compileWithoutParameterNames(dir, """
