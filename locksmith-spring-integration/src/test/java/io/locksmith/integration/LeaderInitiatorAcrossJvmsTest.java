@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
 
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,8 +33,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 abstract class LeaderInitiatorAcrossJvmsTest {
 
-    /** The lease of the instances' locks: short, so that a killed leader's term ends soon. */
-    private static final Duration LEASE = Duration.ofSeconds(2);
+    /**
+     * The lease of the instances' locks: short, so that a killed leader's term ends soon, and three times the
+     * renewal interval, so that a renewal the loaded CI machine delays does not end a term (which would be safe, a new
+     * term with a greater token, but is not what this test looks at).
+     */
+    private static final Duration LEASE = Duration.ofSeconds(3);
 
     private final List<Instance> instances = new ArrayList<>();
     /** Every GRANTED and REVOKED line, in the order the test read them. */
@@ -102,10 +105,12 @@ abstract class LeaderInitiatorAcrossJvmsTest {
         String third = awaitOneLeaderOtherThan(second);
         assertNotEquals(second, third);
 
+        // A term may also end and start again on one instance (a renewal late on a loaded machine): each new term,
+        // wherever, has a greater token.
         for (int i = 1; i < tokens.size(); i++) {
             assertTrue(tokens.get(i) > tokens.get(i - 1), "term tokens do not increase: " + events);
         }
-        assertEquals(3, tokens.size(), "three terms, one per leader: " + events);
+        assertTrue(tokens.size() >= 3, "at least three terms, one per leader: " + events);
         passed = true;
     }
 
