@@ -224,9 +224,11 @@ final class ChartWriter {
         JsonNode environment = root.path("environment");
         String started = environment.path("started").asText("");
         String load = environment.path("load before (1/5/15 min)").asText("");
+        String network = environment.path("network").asText("");
+        int detail = network.indexOf(" (");
         return json.getFileName() + (started.isEmpty() ? "" : ", run " + started)
                 + (load.isEmpty() ? "" : ", load before " + load) + "; " + environment.path("cpus").asText("?")
-                + " cpus, loopback";
+                + " cpus" + (network.isEmpty() ? "" : ", " + (detail > 0 ? network.substring(0, detail) : network));
     }
 
     private static Set<String> storesOf(List<Row> rows, String scenario) {
