@@ -12,7 +12,10 @@ import org.jfree.chart.LegendItemCollection;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
-import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.axis.AxisState;
+import org.jfree.chart.axis.NumberTick;
+import org.jfree.chart.axis.TickType;
+import org.jfree.chart.axis.ValueTick;
 import org.jfree.chart.block.BlockBorder;
 import org.jfree.chart.labels.ItemLabelAnchor;
 import org.jfree.chart.labels.ItemLabelPosition;
@@ -31,7 +34,9 @@ import org.jfree.data.category.DefaultCategoryDataset;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.awt.Graphics2D;
 import java.awt.Paint;
+import java.awt.geom.Rectangle2D;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -402,15 +407,44 @@ final class ChartWriter {
     }
 
     private static LogAxis logAxis(String label) {
-        LogAxis axis = new LogAxis(label);
+        LogAxis axis = new OneTwoFiveAxis(label);
         axis.setBase(10);
-        axis.setNumberFormatOverride(new DecimalFormat("#,##0.#"));
-        axis.setTickUnit(new NumberTickUnit(1)); // one label a decade: 10, 100, 1,000
-        axis.setMinorTickCount(10);
-        axis.setMinorTickMarksVisible(true);
+        axis.setMinorTickMarksVisible(false);
         axis.setSmallestValue(0.1);
         axis.setAutoRangeMinimumSize(1);
         return axis;
+    }
+
+    /**
+     * A log axis labelled at 1, 2 and 5 of each decade (100, 200, 500, 1,000): LogAxis's own ticks are whole decades or
+     * powers such as 158.5, and a latency read off the chart should be a number people say.
+     */
+    private static final class OneTwoFiveAxis extends LogAxis {
+        private static final DecimalFormat FORMAT = new DecimalFormat("#,##0.#");
+
+        OneTwoFiveAxis(String label) {
+            super(label);
+        }
+
+        @Override
+        public List<ValueTick> refreshTicks(Graphics2D g2, AxisState state, Rectangle2D dataArea, RectangleEdge edge) {
+            TextAnchor anchor = edge == RectangleEdge.LEFT ? TextAnchor.CENTER_RIGHT
+                    : edge == RectangleEdge.RIGHT ? TextAnchor.CENTER_LEFT
+                    : edge == RectangleEdge.TOP ? TextAnchor.BOTTOM_CENTER : TextAnchor.TOP_CENTER;
+            List<ValueTick> ticks = new ArrayList<>();
+            double lower = Math.max(getLowerBound(), 1e-9);
+            double upper = getUpperBound();
+            for (int exponent = (int) Math.floor(Math.log10(lower)); exponent <= Math.ceil(Math.log10(upper));
+                 exponent++) {
+                for (int mantissa : new int[] {1, 2, 5}) {
+                    double value = mantissa * Math.pow(10, exponent);
+                    if (value >= lower && value <= upper) {
+                        ticks.add(new NumberTick(TickType.MAJOR, value, FORMAT.format(value), anchor, anchor, 0.0));
+                    }
+                }
+            }
+            return ticks;
+        }
     }
 
     /** Locksmith's lines in its colour, the others in the rest of the palette, in order. */
