@@ -14,8 +14,8 @@ import java.util.Map;
 
 /**
  * Runs the bench: starts each store's server on a free loopback port, runs every scenario for every
- * subject against it, one after the other, and writes {@code latest.md} and {@code latest.json}.
- * Usage: {@link BenchOptions#USAGE}.
+ * subject against it, one after the other, and writes {@code latest.md}, {@code latest.json} and the charts of
+ * {@link ChartWriter} next to them. Usage: {@link BenchOptions#USAGE}.
  */
 public final class BenchMain {
 
@@ -25,6 +25,10 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (java.util.List.of(args).contains("--help") || java.util.List.of(args).contains("-h")) {
             System.out.println(BenchOptions.USAGE);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("--charts-from")) {
+            ChartWriter.main(java.util.Arrays.copyOfRange(args, 1, args.length)); // nothing run, nothing started
             return;
         }
         BenchOptions options;
@@ -43,6 +47,12 @@ public final class BenchMain {
         Files.writeString(json, report.json());
         System.out.println("\n" + report.summary() + "\n" + report.targets());
         System.out.println("wrote " + markdown + " and " + json);
+        try {
+            ChartWriter.write(json).forEach(chart -> System.out.println("wrote " + chart));
+        } catch (IOException | RuntimeException e) {
+            // The figures are written already: a chart that cannot be drawn must not lose them.
+            System.out.println("charts not drawn (redraw with --charts-from " + json + "): " + e);
+        }
         if (options.updateDoc() != null) {
             Files.writeString(options.updateDoc(), report.intoDocument(Files.readString(options.updateDoc())));
             System.out.println("updated the results in " + options.updateDoc());

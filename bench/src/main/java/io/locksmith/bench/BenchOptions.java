@@ -50,9 +50,12 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
               --failover-rounds N        leader failover: rounds with the leader's client closed (full 10, quick 5)
               --crash-rounds N           leader failover: rounds with the leader's client cut off, each about a
                                          lease long (full 5, quick 3; 0: none)
-              --out DIR                  where latest.md and latest.json go (default bench/results)
+              --out DIR                  where latest.md, latest.json and the charts (latest-*.png) go
+                                         (default bench/results)
               --update-doc FILE          also put the results between the results markers of FILE
                                          (docs/PERFORMANCE.md)
+            or:    java -jar bench/target/locksmith-bench.jar --charts-from RESULTS.json [...]
+                                         redraw the charts of results files next to them; runs nothing
             """;
 
     static BenchOptions parse(String... args) {

@@ -12,14 +12,16 @@ import java.util.List;
 
 /**
  * Runs a {@link SafetyRun} on each named deployment (all by default) and writes one markdown and one JSON
- * report each, plus {@code summary.md}, into the reports directory. Exits with 1 if any run was unsafe or
+ * report each, the run's timeline ({@code <report>-timeline.json} and its {@link TimelineChart},
+ * {@code <report>-timeline.png}), plus {@code summary.md}, into the reports directory. Exits with 1 if any run was unsafe or
  * failed to start.
  * <pre>
  * ./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests      # every deployment, 60 s each
  * ./mvnw -B -ntp -pl safety -am verify -Psafety -DskipTests -Dsafety.args="--duration 30s redis-sentinel etcd-3"
  * </pre>
  * Arguments: {@code [--duration 60s] [--operations N] [--every-fault T] [--locks K]
- * [--shape mutex|write-lock|semaphore|election-term] [--readers SHARE] [--reports DIR] [deployment ...]};
+ * [--shape mutex|write-lock|semaphore|election-term] [--readers SHARE] [--reports DIR] [deployment ...]}, or
+ * {@code --timeline-from FILE...} to draw the timelines of earlier runs ({@code <report>-timeline.json}) without running;
  * with {@code --operations} a run lasts until N lock-protected operations are done and the duration is only its cap;
  * with {@code --every-fault} too, it also goes on until each fault the deployment supports completed T times
  * ({@link SafetyRun#everyFault(int)});
@@ -37,6 +39,16 @@ public final class SafetyMain {
     }
 
     public static void main(String[] args) {
+        int timelineFrom = List.of(args).indexOf("--timeline-from");
+        if (timelineFrom >= 0) {
+            // Nothing run: draw the timelines of the files named after the option.
+            try {
+                TimelineChart.main(java.util.Arrays.copyOfRange(args, timelineFrom + 1, args.length));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return;
+        }
         Duration duration = Duration.ofSeconds(60);
         int operations = 0;
         int everyFault = 0;
@@ -80,6 +92,7 @@ public final class SafetyMain {
                 SafetyReport report = (operations > 0 ? run.operations(operations) : run).run();
                 write(reports.resolve(name + suffix + ".md"), report.toMarkdown(String.format(command, name)));
                 write(reports.resolve(name + suffix + ".json"), report.toJson());
+                writeTimeline(run.timeline(), reports.resolve(name + suffix + "-timeline"));
                 results.add(row(name + suffix, report));
                 allSafe &= report.isSafe();
                 System.out.println(name + suffix + ": " + (report.isSafe() ? "SAFE" : "UNSAFE") + "; " + report.workload());
@@ -129,6 +142,21 @@ public final class SafetyMain {
             return Duration.ofMinutes(Long.parseLong(value.substring(0, value.length() - 1)));
         }
         return Duration.ofSeconds(Long.parseLong(value.endsWith("s") ? value.substring(0, value.length() - 1) : value));
+    }
+
+    /**
+     * The run's timeline as JSON ({@code <base>.json}, to draw again with {@code --timeline-from}) and its chart
+     * ({@code <base>.png}); a chart that cannot be drawn does not fail the run, whose report is written.
+     */
+    static void writeTimeline(Timeline timeline, Path base) {
+        Path json = base.resolveSibling(base.getFileName() + ".json");
+        write(json, timeline.toJson());
+        Path png = base.resolveSibling(base.getFileName() + ".png");
+        try {
+            TimelineChart.write(timeline, png);
+        } catch (IOException | RuntimeException e) {
+            System.out.println("timeline not drawn (draw it with --timeline-from " + json + "): " + e);
+        }
     }
 
     private static void write(Path file, String text) {

@@ -57,6 +57,7 @@ public final class SafetyRun {
     private int locks = 1;
     private LockShape shape = LockShape.MUTEX;
     private double readShare;
+    private Timeline timeline;
 
     private SafetyRun(Deployment deployment) {
         this.deployment = Objects.requireNonNull(deployment, "deployment cannot be null");
@@ -153,6 +154,19 @@ public final class SafetyRun {
         return new Run().execute();
     }
 
+    /**
+     * The timeline of the last {@link #run()}'s first lock: every holding per client, the fault windows and the stale
+     * writes, for {@link TimelineChart}.
+     *
+     * @throws IllegalStateException if the run has not completed
+     */
+    public Timeline timeline() {
+        if (timeline == null) {
+            throw new IllegalStateException("no timeline before a run of " + deployment.name() + " has completed");
+        }
+        return timeline;
+    }
+
     /** The state of one run. */
     private final class Run {
         final TckTiming timing = deployment.timing();
@@ -176,6 +190,12 @@ public final class SafetyRun {
         long staleHoldersNotTold;
         long doubleGrants;
         TcpProxies proxy;
+        /** The rows of the timeline: each in-JVM client's id, then the victim JVMs and the failover's holder. */
+        final List<String> clientIds = new ArrayList<>();
+        final List<String> rowNames = new ArrayList<>();
+        /** The first lock's holdings outside the register (the victims', the failover holder's). */
+        final List<Timeline.Holding> otherHoldings = new ArrayList<>();
+        final List<Timeline.Window> windows = new ArrayList<>();
         /**
          * The operations the workers may still start (failed attempts give theirs back). Unlimited while the faults
          * of {@link #everyFault(int)} are still due, then cut to what is left of {@link #operations(int)}.
@@ -201,6 +221,14 @@ public final class SafetyRun {
                 }
                 while (clients.size() < 3) {
                     clients.add(LockClient.open(deployment.uri()));
+                }
+                for (LockClient client : clients) {
+                    rowNames.add("client " + clientIds.size() + (proxy != null && clientIds.isEmpty() ? " (proxied)" : ""));
+                    clientIds.add(client.clientId());
+                }
+                rowNames.add("victim JVMs");
+                if (deployment.faults().contains(Fault.FAILOVER)) {
+                    rowNames.add("failover holder");
                 }
                 start = System.nanoTime();
                 // One budget for every lock: the run ends at the total, however it falls between the locks.
@@ -232,6 +260,7 @@ public final class SafetyRun {
                 }
                 WorkloadReport report = reports.size() == 1 ? reports.get(0)
                         : SafetyReport.sumOf(reports.size() + " locks " + runId + "-0.." + (reports.size() - 1), reports);
+                timeline = history();
                 String description = shape == LockShape.MUTEX ? deployment.description()
                         : deployment.description() + "; every holding through " + shape.argument() + " ("
                         + shapeDescription() + ")";
@@ -246,6 +275,57 @@ public final class SafetyRun {
                 if (proxy != null) {
                     proxy.close();
                 }
+            }
+        }
+
+        /** The first lock's history, in milliseconds since the run began. */
+        private Timeline history() {
+            List<Timeline.Holding> holdings = new ArrayList<>(otherHoldings);
+            for (FencedRegister.HoldInterval interval : registers.get(0).intervals()) {
+                int row = rowOf(interval.holderId());
+                if (row >= 0) {
+                    holdings.add(new Timeline.Holding(row, sinceStart(interval.startNanos()),
+                            sinceStart(interval.endNanos()), interval.token(), false));
+                }
+            }
+            List<Timeline.StaleWrite> writes = new ArrayList<>();
+            for (FencedRegister.StaleWrite write : registers.get(0).staleWrites()) {
+                int row = rowOf(write.writerId());
+                if (row >= 0) {
+                    writes.add(new Timeline.StaleWrite(row, sinceStart(write.atNanos()), write.token(), write.accepted()));
+                }
+            }
+            return new Timeline(deployment.name(), lockNames.get(0), locks, millisSinceStart(), rowNames, holdings,
+                    windows, writes);
+        }
+
+        /** The row of a holder or writer id: the workload's ({@code clientId#operation}), a victim's, the failover's. */
+        private int rowOf(String holderId) {
+            if (holderId.startsWith("victim-")) {
+                return clientIds.size();
+            }
+            if (holderId.startsWith("failover-holder-")) {
+                return rowNames.size() - 1;
+            }
+            int hash = holderId.lastIndexOf('#');
+            return hash < 0 ? -1 : clientIds.indexOf(holderId.substring(0, hash));
+        }
+
+        private long sinceStart(long nanos) {
+            return TimeUnit.NANOSECONDS.toMillis(nanos - start);
+        }
+
+        /** A fault's window, when the fault concerns the lock the timeline draws (the first). */
+        private void window(Fault fault, boolean everyLock, long fromMillis) {
+            if (everyLock || target == 0) {
+                windows.add(new Timeline.Window(fault, fromMillis, millisSinceStart()));
+            }
+        }
+
+        /** A holding of the first lock that its register does not see: a victim JVM's, the failover holder's. */
+        private void holding(int row, long fromMillis, long toMillis, long token, boolean frozen) {
+            if (target == 0) {
+                otherHoldings.add(new Timeline.Holding(row, fromMillis, toMillis, token, frozen));
             }
         }
 
@@ -346,11 +426,14 @@ public final class SafetyRun {
 
         private FaultRecord killHolder(long at) {
             try (VictimProcess victim = victim()) {
-                victim.awaitAcquired(VICTIM_START);
+                long token = victim.awaitAcquired(VICTIM_START);
+                long acquiredMillis = millisSinceStart();
                 victim.fencedWrite(register, -1);
                 long writes = register.acceptedWrites();
                 victim.kill();
                 long killedAt = System.nanoTime();
+                long killedMillis = millisSinceStart();
+                holding(clientIds.size(), acquiredMillis, killedMillis, token, false);
                 Duration bound = holderLease.plus(timing.slack()).plus(timing.slack());
                 // Stop waiting as soon as the workload stops too: it is then nobody's turn to take the lock, and
                 // waiting out the bound before asking a fresh client reported the bound as the time to free it.
@@ -369,6 +452,7 @@ public final class SafetyRun {
                     }
                 }
                 long freedAfter = millisSince(killedAt);
+                window(Fault.HOLDER_KILL, false, killedMillis);
                 return new FaultRecord(Fault.HOLDER_KILL, at, freedAfter, freed
                         ? "lock taken by another holder " + freedAfter + " ms after the kill (lease " + holderLease.toMillis() + " ms)"
                         : "lock not taken by anyone within " + bound.toMillis() + " ms of the kill", !freed);
@@ -378,14 +462,19 @@ public final class SafetyRun {
         private FaultRecord pauseHolder(long at) {
             try (VictimProcess victim = victim()) {
                 long token = victim.awaitAcquired(VICTIM_START);
+                long acquiredMillis = millisSinceStart();
                 victim.fencedWrite(register, -2);
                 long writes = register.acceptedWrites();
                 victim.pause();
                 long pausedAt = System.nanoTime();
+                long pausedMillis = millisSinceStart();
                 Duration bound = holderLease.plus(timing.slack()).plus(timing.slack());
                 boolean takenOver = awaitCondition(bound, () -> register.acceptedWrites() > writes);
                 long pausedFor = millisSince(pausedAt);
                 victim.resume();
+                holding(clientIds.size(), acquiredMillis, pausedMillis, token, false);
+                holding(clientIds.size(), pausedMillis, millisSinceStart(), token, true);
+                window(Fault.HOLDER_PAUSE, false, pausedMillis);
                 VictimProcess.FencedWrite late = victim.fencedWrite(register, -3);
                 if (!takenOver) {
                     return new FaultRecord(Fault.HOLDER_PAUSE, at, pausedFor, "nobody took the lock while the holder"
@@ -412,8 +501,10 @@ public final class SafetyRun {
             long overlapsBefore = overlaps();
             proxy.blackhole();
             long cutAt = System.nanoTime();
+            long cutMillis = millisSinceStart();
             pause(workloadLease.multipliedBy(2));
             proxy.heal();
+            window(Fault.CLIENT_PARTITION, true, cutMillis);
             long overlaps = overlaps() - overlapsBefore;
             return new FaultRecord(Fault.CLIENT_PARTITION, at, millisSince(cutAt), "client 0 cut off for "
                     + millisSince(cutAt) + " ms (lease " + workloadLease.toMillis() + " ms); " + overlaps
@@ -424,6 +515,7 @@ public final class SafetyRun {
             long dropped = proxy.droppedReplies();
             proxy.dropNextReplies(1);
             long begun = System.nanoTime();
+            long begunMillis = millisSinceStart();
             boolean happened = awaitCondition(timing.slack(), () -> proxy.droppedReplies() > dropped);
             proxy.heal();
             if (happened) {
@@ -432,6 +524,7 @@ public final class SafetyRun {
                 pause(timing.slack());
                 proxy.resetAll();
             }
+            window(Fault.LOST_REPLY, true, begunMillis);
             return new FaultRecord(Fault.LOST_REPLY, at, millisSince(begun), happened
                     ? "one reply to client 0 dropped after its request took effect; its connection reset "
                             + timing.slack().toMillis() + " ms later"
@@ -443,10 +536,12 @@ public final class SafetyRun {
             long writes = acceptedWrites();
             deployment.killNode();
             long killedAt = System.nanoTime();
+            long killedMillis = millisSinceStart();
             // RedLock's delayed restart: a node that forgot its locks comes back only after the longest lease.
             pause(workloadLease.multipliedBy(2));
             long writesWhileDown = acceptedWrites() - writes;
             deployment.restartNode();
+            window(Fault.NODE_KILL, true, killedMillis);
             long overlaps = overlaps() - overlapsBefore;
             return new FaultRecord(Fault.NODE_KILL, at, millisSince(killedAt), "node killed, restarted after "
                     + millisSince(killedAt) + " ms; " + writesWhileDown + " fenced write(s) accepted while it was down; "
@@ -480,17 +575,21 @@ public final class SafetyRun {
                         + " failover took " + millisSince(begun) + " ms", false);
             }
             long token = lease.fencingToken();
+            long acquiredMillis = millisSinceStart();
             String writer = "failover-holder-" + first.clientId();
             register.write(token, writer, -4);
             long writes = register.acceptedWrites();
             long begun = System.nanoTime();
+            long begunMillis = millisSinceStart();
             deployment.failOver();
             long failedOverAfter = millisSince(begun);
+            window(Fault.FAILOVER, false, begunMillis);
             Duration bound = timing.slack().multipliedBy(5);
             boolean secondHolder = awaitCondition(bound, () -> register.acceptedWrites() > writes);
             boolean stillHeld = lease.isHeld();
             if (!secondHolder) {
                 closeQuietly(lease);
+                holding(rowNames.size() - 1, acquiredMillis, millisSinceStart(), token, false);
                 return new FaultRecord(Fault.FAILOVER, at, failedOverAfter, "failover took " + failedOverAfter
                         + " ms; nobody else got the lock within " + bound.toMillis() + " ms (the grant survived)", false);
             }
@@ -503,6 +602,7 @@ public final class SafetyRun {
                 staleHolderWritesAccepted++;
             }
             closeQuietly(lease);
+            holding(rowNames.size() - 1, acquiredMillis, millisSinceStart(), token, false);
             return new FaultRecord(Fault.FAILOVER, at, failedOverAfter, "failover took " + failedOverAfter
                     + " ms; the promoted replica lacked the grant of token " + token + " and granted the lock again"
                     + (stillHeld ? " while the first holder still held it (double grant)" : "")

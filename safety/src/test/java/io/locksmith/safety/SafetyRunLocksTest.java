@@ -33,6 +33,30 @@ class SafetyRunLocksTest {
         }
     }
 
+    @Test
+    void theTimelineHasTheFirstLocksHoldingsPerClientOnTheRunsClock() {
+        try (Deployment mem = new InMemory()) {
+            SafetyRun run = SafetyRun.on(mem).locks(2).operations(200).duration(Duration.ofSeconds(60));
+            SafetyReport report = run.run();
+            Timeline timeline = run.timeline();
+
+            assertEquals(List.of("client 0", "client 1", "client 2", "victim JVMs"), timeline.rows());
+            assertEquals(report.locks().get(0).lockName(), timeline.lockName());
+            assertEquals(2, timeline.locks());
+            assertEquals(report.locks().get(0).operations(), timeline.holdings().size(), report.toMarkdown("test"));
+            for (int client = 0; client < 3; client++) {
+                int row = client;
+                assertTrue(timeline.holdings().stream().anyMatch(h -> h.row() == row), "client " + client + " held it");
+            }
+            for (Timeline.Holding h : timeline.holdings()) {
+                assertTrue(0 <= h.fromMillis() && h.fromMillis() <= h.toMillis()
+                        && h.toMillis() <= timeline.durationMillis(), h.toString());
+            }
+            assertEquals(List.of(), timeline.faults(), "mem:// suffers no fault");
+            assertEquals(List.of(), timeline.staleWrites());
+        }
+    }
+
     /**
      * A hundred operations take Redis well under a second, less than one fault; with {@code everyFault(1)} the run goes on
      * until each of the deployment's faults has completed, and the operations end it only then.

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *     from another holding with the same token as the latest writer. The data is at risk.</li>
  * <li><b>token monotonicity violations</b>: a holding whose token was not greater than the token of a holding
  *     that had ended before it began.</li>
- * <li>every hold interval, on {@link System#nanoTime()}.</li>
+ * <li>every hold interval, and every stale write (the first 10,000), on {@link System#nanoTime()}.</li>
  * </ul>
  * Thread-safe.
  */
@@ -37,6 +37,13 @@ public final class FencedRegister {
 
     /** One holding's time inside the critical section; {@code shared} for a reader ({@link #enterShared}). */
     public record HoldInterval(String holderId, long token, long startNanos, long endNanos, boolean shared) {
+    }
+
+    /**
+     * A stale write, when it came ({@link System#nanoTime()}): rejected because its token was below the highest seen,
+     * or accepted although another holding had written with the same token. For a timeline of a run.
+     */
+    public record StaleWrite(String writerId, long token, long highestToken, long atNanos, boolean accepted) {
     }
 
     private final Object writeLock = new Object();
@@ -59,6 +66,9 @@ public final class FencedRegister {
     /** What each overlap was (the first {@link #MAX_OVERLAP_RECORDS}): who entered, and who was inside. */
     private final ConcurrentLinkedQueue<String> overlapRecords = new ConcurrentLinkedQueue<>();
     private static final int MAX_OVERLAP_RECORDS = 20;
+    /** The first {@link #MAX_STALE_WRITE_RECORDS} stale writes, with their times. */
+    private final ConcurrentLinkedQueue<StaleWrite> staleWriteRecords = new ConcurrentLinkedQueue<>();
+    private static final int MAX_STALE_WRITE_RECORDS = 10_000;
 
     /**
      * A holder enters its critical section with its lease's token. {@code holderId} must be unique per
@@ -161,11 +171,13 @@ public final class FencedRegister {
         synchronized (writeLock) {
             if (token < highestToken) {
                 staleWritesRejected++;
+                recordStaleWrite(writerId, token, false);
                 return false;
             }
             if (token == highestToken && !writerId.equals(highestWriter)) {
                 // Two holdings with one token: the fence cannot tell the stale one, so it gets through.
                 staleWritesAccepted++;
+                recordStaleWrite(writerId, token, true);
             }
             highestToken = token;
             highestWriter = writerId;
@@ -173,6 +185,17 @@ public final class FencedRegister {
             acceptedWrites++;
             return true;
         }
+    }
+
+    private void recordStaleWrite(String writerId, long token, boolean accepted) {
+        if (staleWritesRejected + staleWritesAccepted <= MAX_STALE_WRITE_RECORDS) {
+            staleWriteRecords.add(new StaleWrite(writerId, token, highestToken, System.nanoTime(), accepted));
+        }
+    }
+
+    /** The stale writes (the first 10,000), in the order they came, with their times. */
+    public List<StaleWrite> staleWrites() {
+        return List.copyOf(staleWriteRecords);
     }
 
     /** One holding inside the critical section; closing it leaves. */

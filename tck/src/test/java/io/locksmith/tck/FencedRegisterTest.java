@@ -34,6 +34,25 @@ class FencedRegisterTest {
     }
 
     @Test
+    void recordsEachStaleWriteWithItsWriterTokensAndVerdictInOrder() {
+        FencedRegister register = new FencedRegister();
+        register.write(5, "a", 1);
+        register.write(4, "b", 2);
+        register.write(5, "c", 3);
+        register.write(6, "d", 4);
+
+        List<FencedRegister.StaleWrite> stale = register.staleWrites();
+        assertEquals(2, stale.size(), stale::toString);
+        assertEquals("b", stale.get(0).writerId());
+        assertEquals(4, stale.get(0).token());
+        assertEquals(5, stale.get(0).highestToken());
+        assertFalse(stale.get(0).accepted());
+        assertEquals("c", stale.get(1).writerId());
+        assertTrue(stale.get(1).accepted(), "the same token from another holding got through");
+        assertTrue(stale.get(0).atNanos() - stale.get(1).atNanos() <= 0, "in the order they came");
+    }
+
+    @Test
     void readersShareButAWriterBesideAnyoneIsAnOverlapAndAStaleReadIsRejected() {
         FencedRegister register = new FencedRegister();
         FencedRegister.Hold reader = register.enterShared(3, "r1");
