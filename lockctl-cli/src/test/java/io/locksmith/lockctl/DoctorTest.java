@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -208,6 +209,31 @@ class DoctorTest {
             assertTrue(run.out().contains("zookeeper " + zookeeper.getConnectString() + " srvr"), run.both());
             assertTrue(run.out().contains("zookeeper quorum"), run.both());
             assertTrue(run.out().contains("[OK  ] zookeeper timing: tickTime "), run.both());
+        }
+    }
+
+    @Test
+    void zooKeeperReportsWhoCanTakeOrFreeItsLocks() throws Exception {
+        try (TestingServer zookeeper = new TestingServer(true)) {
+            String hosts = zookeeper.getConnectString();
+            Run open = Run.lockctl("doctor", "--uri", "zookeeper://" + hosts + "/open-locks", "--read-only");
+            assertTrue(open.out().contains("[WARN] zookeeper security: plain TCP, no authentication, ACL of"
+                    + " /open-locks: not created yet (it will be open to anyone): any client that reaches the ensemble"
+                    + " can delete a held lock's node"), open.both());
+
+            // The probe lock (not read-only) makes the base path as the user's alone.
+            Run owned = Run.lockctl("doctor", "--uri", "zookeeper://app:s3cret@" + hosts + "/app-locks");
+            assertTrue(owned.out().contains("[WARN] zookeeper security: plain TCP, digest user 'app'"), owned.both());
+            Run again = Run.lockctl("doctor", "--uri", "zookeeper://app:s3cret@" + hosts + "/app-locks", "--read-only");
+            assertTrue(again.out().contains("ACL of /app-locks: digest 'app': the digest password and the holders"
+                    + " travel in clear text"), again.both());
+            assertFalse(again.both().contains("s3cret"), again.both());
+
+            Run intruder = Run.lockctl("doctor", "--uri", "zookeeper://mallory:guess@" + hosts + "/app-locks",
+                    "--read-only");
+            assertEquals(ExitCode.CHECK_FAILED, intruder.exitCode(), intruder.both());
+            assertTrue(intruder.out().contains("[FAIL] zookeeper security: plain TCP, digest user 'mallory': the base"
+                    + " path /app-locks belongs to another identity (NOAUTH)"), intruder.both());
         }
     }
 

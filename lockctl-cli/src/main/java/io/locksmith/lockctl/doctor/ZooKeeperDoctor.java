@@ -4,6 +4,10 @@ import io.locksmith.LockStoreException;
 import io.locksmith.spi.LockUri;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import io.locksmith.zookeeper.ZooKeeperClientSettings;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.apache.curator.retry.RetryOneTime;
 
 import java.io.ByteArrayOutputStream;
@@ -17,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -48,9 +53,12 @@ final class ZooKeeperDoctor implements StoreDoctor {
         List<Finding> findings = new ArrayList<>();
         int ensembleSize;
         int negotiated = -1;
-        try (CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connectString)
+        boolean tls = ZooKeeperClientSettings.usesTls(uri);
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs((int) requested.toMillis()).connectionTimeoutMs((int) timeout.toMillis())
-                .retryPolicy(new RetryOneTime(100)).build()) {
+                .retryPolicy(new RetryOneTime(100)).zkClientConfig(ZooKeeperClientSettings.clientConfig(uri));
+        ZooKeeperClientSettings.digestAuth(uri).ifPresent(auth -> builder.authorization("digest", auth));
+        try (CuratorFramework curator = builder.build()) {
             curator.start();
             long start = System.nanoTime();
             boolean connected = curator.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -67,9 +75,17 @@ final class ZooKeeperDoctor implements StoreDoctor {
                 negotiated = -1; // reported by the session timeout finding
             }
             ensembleSize = ensembleSize(curator, hosts.size(), findings);
+            findings.add(security(curator, uri, tls));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockStoreException("interrupted while connecting to zookeeper at " + connectString, e);
+        }
+        if (tls) {
+            findings.add(Finding.warn("zookeeper servers", "not examined: doctor reads the servers' mode, latency and"
+                    + " timing with four-letter words over plain TCP, which a server listening with TLS does not answer",
+                    "run doctor against a plain clientPort reachable only from the operators' network, or read srvr and"
+                    + " conf on the servers"));
+            return findings;
         }
         List<String> modes = new ArrayList<>();
         for (LockUri.HostPort host : hosts) {
@@ -78,6 +94,48 @@ final class ZooKeeperDoctor implements StoreDoctor {
         findings.add(quorum(modes, ensembleSize, hosts.size()));
         findings.add(timing(hosts, timeout, negotiated));
         return findings;
+    }
+
+    /**
+     * Who can take or free the locks under the base path: TLS, the client's identity, and the base path's ACL (a
+     * client of another identity cannot read it, which says enough).
+     */
+    static Finding security(CuratorFramework curator, LockUri uri, boolean tls) {
+        String check = "zookeeper security";
+        String base = ZooKeeperClientSettings.basePath(uri);
+        Optional<String> me = ZooKeeperClientSettings.digestId(uri);
+        String identity = me.map(id -> "digest user '" + id.split(":", 2)[0] + "'").orElse("no authentication");
+        String transport = tls ? "TLS" : "plain TCP";
+        List<ACL> acl;
+        try {
+            acl = curator.getACL().forPath(base);
+        } catch (KeeperException.NoNodeException e) {
+            acl = null;
+        } catch (KeeperException.NoAuthException e) {
+            return Finding.fail(check, transport + ", " + identity + ": the base path " + base + " belongs to another"
+                    + " identity (NOAUTH): this client cannot take its locks", "check the URI's user and password, or"
+                    + " give this application a base path of its own");
+        } catch (Exception e) {
+            return Finding.warn(check, transport + ", " + identity + ": cannot read the ACL of " + base + ": "
+                    + e.getMessage(), "");
+        }
+        boolean open = acl == null ? me.isEmpty() : acl.stream().anyMatch(entry -> entry.getId().getScheme()
+                .equals("world") && (entry.getPerms() & (ZooDefs.Perms.DELETE | ZooDefs.Perms.CREATE)) != 0);
+        String aclText = acl == null ? "not created yet (" + (me.isEmpty() ? "it will be open to anyone"
+                : "it will be the user's alone") + ")" : acl.stream().map(entry -> entry.getId().getScheme()
+                + (entry.getId().getScheme().equals("digest") ? " '" + entry.getId().getId().split(":", 2)[0] + "'"
+                : ":" + entry.getId().getId())).collect(Collectors.joining(", "));
+        String detail = transport + ", " + identity + ", ACL of " + base + ": " + aclText;
+        if (open) {
+            return Finding.warn(check, detail + ": any client that reaches the ensemble can delete a held lock's node,"
+                    + " which frees it for the next waiter", "give the URI user:password@ (ZooKeeper digest) and a new"
+                    + " base path: every node Locksmith makes is then that user's alone (SECURITY.md)");
+        }
+        if (!tls) {
+            return Finding.warn(check, detail + ": the digest password and the holders travel in clear text",
+                    "tls=true&trustStore=<CA PEM> against the servers' secureClientPort (ZOOKEEPER.md, TLS)");
+        }
+        return Finding.ok(check, detail);
     }
 
     /**
