@@ -53,8 +53,8 @@ final class JedisTransports {
         }
         DefaultJedisClientConfig.Builder sentinelConfig = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(settings.connectTimeout().toMillis()))
-                .socketTimeoutMillis(millis(settings.timeout().toMillis()))
-                .ssl(settings.ssl());
+                .socketTimeoutMillis(millis(settings.timeout().toMillis()));
+        tls(sentinelConfig, settings);
         if (settings.sentinelPassword() != null) {
             sentinelConfig.password(settings.sentinelPassword());
         }
@@ -114,8 +114,8 @@ final class JedisTransports {
                 .connectionTimeoutMillis(millis(settings.connectTimeout().toMillis()))
                 .socketTimeoutMillis(millis(settings.commandTimeout().toMillis()))
                 .database(settings.database())
-                .ssl(settings.ssl())
                 .clientName("locksmith");
+        tls(builder, settings);
         if (mapper != null) {
             builder.hostAndPortMapper(mapper);
         }
@@ -126,6 +126,17 @@ final class JedisTransports {
             builder.password(settings.password());
         }
         return builder.build();
+    }
+
+    /**
+     * TLS with the URI's trusted authorities, checking the host name: Jedis on its own checks the certificate's chain
+     * but not that it names the host it connected to.
+     */
+    private static void tls(DefaultJedisClientConfig.Builder builder, RedisSettings settings) {
+        builder.ssl(settings.ssl());
+        if (settings.ssl()) {
+            builder.sslSocketFactory(settings.tls().socketFactory()).sslParameters(RedisTls.verifyingHostNames());
+        }
     }
 
     private static GenericObjectPoolConfig<Connection> poolConfig(RedisSettings settings) {

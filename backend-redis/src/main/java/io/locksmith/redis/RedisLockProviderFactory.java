@@ -61,6 +61,14 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
             requireLettuce(uri);
         }
         String description = settings.describe();
+        try {
+            return open(settings, description);
+        } catch (LockStoreException e) {
+            throw settings.ssl() ? settings.tls().explain(e) : e;
+        }
+    }
+
+    private static LockProvider open(RedisSettings settings, String description) {
         return switch (settings.deployment()) {
             case SINGLE -> single(open(settings, settings.hosts().get(0), description), settings.replicaAck(), description,
                     settings.commandTimeout());

@@ -11,6 +11,7 @@ import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
+import org.redisson.config.SslVerificationMode;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -71,6 +72,13 @@ final class RedissonTransports {
                 .setSubscriptionsPerConnection(10_000)
                 .setUsername(settings.user())
                 .setPassword(settings.password());
+        if (settings.ssl()) {
+            // STRICT: the chain and the host name, as Jedis and Lettuce here.
+            servers.setSslVerificationMode(SslVerificationMode.STRICT);
+            if (settings.tls().trust() != null) {
+                servers.setSslTrustManagerFactory(settings.tls().trust());
+            }
+        }
     }
 
     /** The addresses the Sentinels announce, mapped to the ones this client reaches. */
