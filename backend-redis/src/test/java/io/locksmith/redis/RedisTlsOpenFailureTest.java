@@ -21,11 +21,16 @@ class RedisTlsOpenFailureTest {
 
     static RedisTlsSupport tls;
     static TestCertificates otherAuthority;
+    /** A certificate for another host name only, and a server that presents it. */
+    static TestCertificates elsewhere;
+    static RedisServer elsewhereServer;
 
     @BeforeAll
     static void startServer() {
         tls = new RedisTlsSupport();
         otherAuthority = TestCertificates.create("other");
+        elsewhere = TestCertificates.createFor("elsewhere", "DNS:elsewhere.invalid");
+        elsewhereServer = RedisServer.startWithTls(elsewhere);
     }
 
     @AfterAll
@@ -33,9 +38,25 @@ class RedisTlsOpenFailureTest {
         if (tls != null) {
             tls.close();
         }
-        if (otherAuthority != null) {
-            ServerProcess.deleteRecursively(otherAuthority.dir());
+        if (elsewhereServer != null) {
+            elsewhereServer.close();
         }
+        for (TestCertificates files : new TestCertificates[] {otherAuthority, elsewhere}) {
+            if (files != null) {
+                ServerProcess.deleteRecursively(files.dir());
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "over {0}")
+    @ValueSource(strings = {"jedis", "redisson", "lettuce"})
+    void aCertificateThatDoesNotNameTheHostFailsTheOpenThoughItsAuthorityIsTrusted(String client) {
+        String uri = "rediss://" + elsewhereServer.address() + "?timeout=1s&client=" + client + "&trustStore="
+                + elsewhere.caCert();
+        LockStoreException error = assertThrows(LockStoreException.class, () -> RedisTlsSupport.open(uri).close());
+        assertTrue(error.getMessage().contains("rediss://" + elsewhereServer.address()), error.getMessage());
+        assertTrue(error.getMessage().contains("TLS handshake failed"), error.getMessage());
+        assertTrue(error.getMessage().contains("127.0.0.1 found"), error.getMessage());
     }
 
     @ParameterizedTest(name = "over {0}")
