@@ -86,7 +86,7 @@ final class JedisTransports {
             cluster = new ClusterConnectionProvider(seeds, config, poolConfig(settings), Duration.ofMillis(100));
         } catch (JedisException e) {
             throw new LockStoreException(description + ": cannot read the cluster's slot map from any of "
-                    + settings.hosts() + ": " + e.getMessage(), e);
+                    + settings.hosts() + ": " + e.getMessage() + Causes.rootCause(e), e);
         }
         return new JedisClusterCommands(cluster, config, description, settings.commandTimeout(), settings.poolSize());
     }

@@ -157,20 +157,6 @@ final class LettuceCommands implements RedisCommands {
                 || (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("NOSCRIPT"));
     }
 
-    /**
-     * What the server answered or the socket met, when Lettuce's "Unable to connect" hides it (a refused {@code AUTH},
-     * a failed TLS handshake); empty if the message already says it.
-     */
-    private static String rootCause(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = root.getMessage();
-        return root == failure || message == null || failure.getMessage() != null && failure.getMessage().contains(message)
-                ? "" : " (" + message + ")";
-    }
-
     /** The command connection, opened now if it is not yet (a failed attempt is tried again at the next call). */
     private StatefulRedisConnection<String, String> connection() {
         StatefulRedisConnection<String, String> open = connection;
@@ -186,7 +172,7 @@ final class LettuceCommands implements RedisCommands {
                     connection = connector.get();
                 } catch (RuntimeException e) {
                     // Lettuce's RedisConnectionException keeps the ConnectException of a refused connection.
-                    throw new LockStoreException(description + ": cannot connect: " + e.getMessage() + rootCause(e), e);
+                    throw new LockStoreException(description + ": cannot connect: " + e.getMessage() + Causes.rootCause(e), e);
                 }
             }
             return connection;

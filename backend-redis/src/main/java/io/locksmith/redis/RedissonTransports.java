@@ -111,22 +111,8 @@ final class RedissonTransports {
         try {
             return Redisson.create(config);
         } catch (RuntimeException e) {
-            throw new LockStoreException(description + ": cannot connect: " + e.getMessage() + rootCause(e), e);
+            throw new LockStoreException(description + ": cannot connect: " + e.getMessage() + Causes.rootCause(e), e);
         }
-    }
-
-    /**
-     * What the server answered, when Redisson wraps it in "Unable to connect" (a refused {@code PING} or
-     * {@code AUTH} of its connection set-up, for example); empty if the message already says it.
-     */
-    private static String rootCause(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = root.getMessage();
-        return root == failure || message == null || failure.getMessage() != null && failure.getMessage().contains(message)
-                ? "" : " (" + message + ")";
     }
 
     private static int millis(long millis) {

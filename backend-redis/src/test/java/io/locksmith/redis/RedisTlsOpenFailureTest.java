@@ -29,7 +29,7 @@ class RedisTlsOpenFailureTest {
     static void startServer() {
         tls = new RedisTlsSupport();
         otherAuthority = TestCertificates.create("other");
-        elsewhere = TestCertificates.createFor("elsewhere", "DNS:elsewhere.invalid");
+        elsewhere = TestCertificates.createFor("elsewhere", "DNS:elsewhere.invalid", "serverAuth");
         elsewhereServer = RedisServer.startWithTls(elsewhere);
     }
 

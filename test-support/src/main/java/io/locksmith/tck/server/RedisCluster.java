@@ -78,7 +78,9 @@ public final class RedisCluster implements AutoCloseable {
      * with the certificates of {@code certificates} ({@code --tls-cluster yes --tls-replication yes}): the nodes
      * announce their TLS ports to clients that connect with TLS, so a client given {@link #tlsUri()} uses TLS to
      * every node. Each node also keeps a plain port on loopback, its {@link ServerProcess#port()}, for this
-     * harness's own commands ({@link #cli}) only.
+     * harness's own commands ({@link #cli}) only. The nodes present their server certificate to each other on the
+     * bus, where Redis always asks for one, so it must allow client authentication too:
+     * {@code TestCertificates.createFor(name, "DNS:localhost,IP:127.0.0.1", "serverAuth,clientAuth")}.
      */
     public static RedisCluster startWithTls(TestCertificates certificates) {
         return start(3, 1, DEFAULT_NODE_TIMEOUT, SlotLayout.EVEN, certificates);
