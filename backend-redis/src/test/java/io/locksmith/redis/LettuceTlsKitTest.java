@@ -8,6 +8,7 @@ import io.locksmith.tck.kits.FencingKit;
 import io.locksmith.tck.kits.OwnershipKit;
 import io.locksmith.tck.kits.WaitingKit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +46,11 @@ class LettuceTlsKitTest extends TckBase implements ExclusionKit, OwnershipKit, F
     @Override
     protected void expireBehindClientsBack(String lockName) {
         tls.server.expireNow(lockName);
+    }
+
+    @AfterEach
+    void theServerRefusedTheUserNothing() {
+        tls.assertNothingRefused();
     }
 
     @Test

@@ -54,6 +54,17 @@ final class RedisTlsSupport implements AutoCloseable {
         }
     }
 
+    /**
+     * Nothing a client sent was refused ({@code ACL LOG} is empty): a refusal a client rides out fails no rule, yet the
+     * documented ACL would not be all it needs.
+     */
+    void assertNothingRefused() {
+        try (var jedis = server.jedis()) {
+            var log = jedis.aclLog();
+            org.junit.jupiter.api.Assertions.assertTrue(log.isEmpty(), "the server refused the user: " + log);
+        }
+    }
+
     /** The failure's messages and stack traces, its causes' and suppressed failures' included, lack {@code secret}. */
     static void assertNoSecret(Throwable failure, String secret) {
         StringWriter trace = new StringWriter();
