@@ -81,6 +81,10 @@ final class JedisTransports {
         }
         ClusterConnectionProvider cluster;
         try {
+            // Jedis starts the periodic refresh's thread before it first reads the slot map, and a constructor that
+            // then fails (no seed answers, the user may not run CLUSTER SLOTS) leaves that thread running where nobody
+            // can stop it, reading the map every 100 ms for the life of the JVM: the map is read once without it first.
+            new ClusterConnectionProvider(seeds, config, poolConfig(settings)).close();
             // Read the slot map again at most every 100 ms when asked to: a failover or reshard is seen at once,
             // and a burst of redirected calls does not ask the nodes for it once per call.
             cluster = new ClusterConnectionProvider(seeds, config, poolConfig(settings), Duration.ofMillis(100));

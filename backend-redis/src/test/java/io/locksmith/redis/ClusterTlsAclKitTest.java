@@ -17,11 +17,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -125,7 +127,10 @@ class ClusterTlsAclKitTest extends TckBase implements ExclusionKit, OwnershipKit
         return "+cluster|slots";
     }
 
-    /** Without the right to read the slot map the open fails, naming the refused command, never the password. */
+    /**
+     * Without the right to read the slot map the open fails, naming the refused command, never the password, and
+     * leaves nothing running that goes on asking.
+     */
     @Test
     void aUserWhoMayNotReadTheSlotMapFailsTheOpenNamingTheCommand() {
         String user = "noslots" + client();
@@ -141,10 +146,18 @@ class ClusterTlsAclKitTest extends TckBase implements ExclusionKit, OwnershipKit
             assertTrue(error.getMessage().contains("rediss-cluster://"), error.getMessage());
             assertTrue(error.getMessage().contains(slotMapRight().substring(1)), error.getMessage());
             RedisTlsSupport.assertNoSecret(error, RedisAclSupport.PASSWORD);
+            // Nothing of the failed client is left asking: the refusals stop with the open.
+            resetAclLogs();
+            await("no refusal after the failed open").during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                    .until(() -> cluster().nodes().stream().allMatch(node -> cluster().cli(node, "acl", "log").isBlank()));
         } finally {
-            for (ServerProcess node : cluster().nodes()) {
-                cluster().cli(node, "acl", "log", "reset");
-            }
+            resetAclLogs();
+        }
+    }
+
+    private void resetAclLogs() {
+        for (ServerProcess node : cluster().nodes()) {
+            cluster().cli(node, "acl", "log", "reset");
         }
     }
 
