@@ -53,8 +53,8 @@ final class JedisTransports {
         }
         DefaultJedisClientConfig.Builder sentinelConfig = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(settings.connectTimeout().toMillis()))
-                .socketTimeoutMillis(millis(settings.timeout().toMillis()))
-                .ssl(settings.ssl());
+                .socketTimeoutMillis(millis(settings.timeout().toMillis()));
+        tls(sentinelConfig, settings);
         if (settings.sentinelPassword() != null) {
             sentinelConfig.password(settings.sentinelPassword());
         }
@@ -81,12 +81,16 @@ final class JedisTransports {
         }
         ClusterConnectionProvider cluster;
         try {
+            // Jedis starts the periodic refresh's thread before it first reads the slot map, and a constructor that
+            // then fails (no seed answers, the user may not run CLUSTER SLOTS) leaves that thread running where nobody
+            // can stop it, reading the map every 100 ms for the life of the JVM: the map is read once without it first.
+            new ClusterConnectionProvider(seeds, config, poolConfig(settings)).close();
             // Read the slot map again at most every 100 ms when asked to: a failover or reshard is seen at once,
             // and a burst of redirected calls does not ask the nodes for it once per call.
             cluster = new ClusterConnectionProvider(seeds, config, poolConfig(settings), Duration.ofMillis(100));
         } catch (JedisException e) {
             throw new LockStoreException(description + ": cannot read the cluster's slot map from any of "
-                    + settings.hosts() + ": " + e.getMessage(), e);
+                    + settings.hosts() + ": " + e.getMessage() + Causes.rootCause(e), e);
         }
         return new JedisClusterCommands(cluster, config, description, settings.commandTimeout(), settings.poolSize());
     }
@@ -114,8 +118,8 @@ final class JedisTransports {
                 .connectionTimeoutMillis(millis(settings.connectTimeout().toMillis()))
                 .socketTimeoutMillis(millis(settings.commandTimeout().toMillis()))
                 .database(settings.database())
-                .ssl(settings.ssl())
                 .clientName("locksmith");
+        tls(builder, settings);
         if (mapper != null) {
             builder.hostAndPortMapper(mapper);
         }
@@ -126,6 +130,17 @@ final class JedisTransports {
             builder.password(settings.password());
         }
         return builder.build();
+    }
+
+    /**
+     * TLS with the URI's trusted authorities, checking the host name: Jedis on its own checks the certificate's chain
+     * but not that it names the host it connected to.
+     */
+    private static void tls(DefaultJedisClientConfig.Builder builder, RedisSettings settings) {
+        builder.ssl(settings.ssl());
+        if (settings.ssl()) {
+            builder.sslSocketFactory(settings.tls().socketFactory()).sslParameters(RedisTls.verifyingHostNames());
+        }
     }
 
     private static GenericObjectPoolConfig<Connection> poolConfig(RedisSettings settings) {

@@ -174,7 +174,8 @@ final class LettuceClusterCommands implements RedisCommands {
                 try {
                     connection = connector.get();
                 } catch (RuntimeException e) {
-                    throw new LockStoreException(description + ": cannot read the cluster's slot map: " + e.getMessage(), e);
+                    throw new LockStoreException(description + ": cannot read the cluster's slot map: " + e.getMessage()
+                            + Causes.rootCause(e), e);
                 }
             }
             return connection;

@@ -172,7 +172,7 @@ final class LettuceCommands implements RedisCommands {
                     connection = connector.get();
                 } catch (RuntimeException e) {
                     // Lettuce's RedisConnectionException keeps the ConnectException of a refused connection.
-                    throw new LockStoreException(description + ": cannot connect: " + e.getMessage(), e);
+                    throw new LockStoreException(description + ": cannot connect: " + e.getMessage() + Causes.rootCause(e), e);
                 }
             }
             return connection;

@@ -5,6 +5,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -159,7 +160,12 @@ final class LettuceTransports {
 
     /** The connection options of every Lettuce client here, one node's or a cluster's. */
     private static ClientOptions options(RedisSettings settings) {
-        return ClientOptions.builder()
+        ClientOptions.Builder builder = ClientOptions.builder();
+        if (settings.ssl() && settings.tls().trust() != null) {
+            // The URIs' verifyPeer stays FULL (Lettuce's default): the chain and the host name.
+            builder.sslOptions(SslOptions.builder().jdkSslProvider().trustManager(settings.tls().trust()).build());
+        }
+        return builder
                 .autoReconnect(true)
                 // A call during an outage fails at once rather than wait in Lettuce's buffer for its whole time-out,
                 // and what was in flight when the connection dropped fails too (not replayed after the reconnect).

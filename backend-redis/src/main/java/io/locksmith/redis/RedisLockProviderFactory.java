@@ -28,8 +28,8 @@ import java.util.Set;
  * the application adds, all three run the same scripts on the same keys and exclude each other), {@code timeout}
  * (connect and command time-out, default 2s), {@code connectTimeout}, {@code poolSize} (default 8; Jedis and
  * Redisson pools, Lettuce multiplexes one connection), {@code waitReplicas} and {@code waitTimeout} (replica
- * acknowledgement of acquire and renew), {@code sentinelPassword}, {@code natMap} for Sentinel, and {@code ssl} for
- * RedLock.
+ * acknowledgement of acquire and renew), {@code sentinelPassword}, {@code natMap} for Sentinel, {@code ssl} for
+ * RedLock, and {@code trustStore} (with {@code trustStorePassword} for a JKS or PKCS#12 file) on URIs with TLS.
  * To use a {@code RedissonClient} the application already has, see {@link RedissonLocks}.
  *
  * <p>Creating a provider pings the store, so an unreachable server fails at once with a
@@ -61,6 +61,14 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
             requireLettuce(uri);
         }
         String description = settings.describe();
+        try {
+            return open(settings, description);
+        } catch (LockStoreException e) {
+            throw settings.ssl() ? settings.tls().explain(e) : e;
+        }
+    }
+
+    private static LockProvider open(RedisSettings settings, String description) {
         return switch (settings.deployment()) {
             case SINGLE -> single(open(settings, settings.hosts().get(0), description), settings.replicaAck(), description,
                     settings.commandTimeout());

@@ -12,11 +12,13 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What a Redis URI says, checked once: deployment, hosts, credentials, database, transport and timeouts.
+ * What a Redis URI says, checked once: deployment, hosts, credentials, TLS and the authorities it trusts ({@code tls},
+ * null without TLS), database, transport and timeouts.
  * Grammar and parameters: {@code docs/REDIS.md}.
  */
 record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String masterName, int database,
-                     String user, String password, String sentinelPassword, boolean ssl, Transport transport,
+                     String user, String password, String sentinelPassword, boolean ssl, RedisTls tls,
+                     Transport transport,
                      Duration timeout, Duration connectTimeout, int poolSize, ReplicaAck replicaAck,
                      Map<LockUri.HostPort, LockUri.HostPort> natMap) {
 
@@ -114,7 +116,7 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
         });
         int poolSize = uri.integer("poolSize", 8, 1, 1024);
         return new RedisSettings(deployment, hosts, masterName, database, user, password, sentinelPassword, ssl,
-                transport, timeout, connectTimeout, poolSize, replicaAck(uri, deployment), natMap(uri, deployment));
+                RedisTls.parse(uri, ssl), transport, timeout, connectTimeout, poolSize, replicaAck(uri, deployment), natMap(uri, deployment));
     }
 
     /**

@@ -11,6 +11,7 @@ import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
+import org.redisson.config.SslVerificationMode;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -71,6 +72,13 @@ final class RedissonTransports {
                 .setSubscriptionsPerConnection(10_000)
                 .setUsername(settings.user())
                 .setPassword(settings.password());
+        if (settings.ssl()) {
+            // STRICT: the chain and the host name, as Jedis and Lettuce here.
+            servers.setSslVerificationMode(SslVerificationMode.STRICT);
+            if (settings.tls().trust() != null) {
+                servers.setSslTrustManagerFactory(settings.tls().trust());
+            }
+        }
     }
 
     /** The addresses the Sentinels announce, mapped to the ones this client reaches. */
@@ -103,22 +111,8 @@ final class RedissonTransports {
         try {
             return Redisson.create(config);
         } catch (RuntimeException e) {
-            throw new LockStoreException(description + ": cannot connect: " + e.getMessage() + rootCause(e), e);
+            throw new LockStoreException(description + ": cannot connect: " + e.getMessage() + Causes.rootCause(e), e);
         }
-    }
-
-    /**
-     * What the server answered, when Redisson wraps it in "Unable to connect" (a refused {@code PING} or
-     * {@code AUTH} of its connection set-up, for example); empty if the message already says it.
-     */
-    private static String rootCause(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = root.getMessage();
-        return root == failure || message == null || failure.getMessage() != null && failure.getMessage().contains(message)
-                ? "" : " (" + message + ")";
     }
 
     private static int millis(long millis) {

@@ -32,6 +32,23 @@ final class RedisAclSupport {
         }
     }
 
+    /**
+     * The documented rules with what {@code deployment} ({@code sentinel} or {@code cluster}) adds: the words of the
+     * doc's line starting {@code "+ DEPLOYMENT: "} in "Access control".
+     */
+    static List<String> documentedRules(String deployment) {
+        String prefix = "+ " + deployment + ": ";
+        try {
+            String line = Files.readAllLines(DOC).stream().filter(l -> l.startsWith(prefix)).findFirst()
+                    .orElseThrow(() -> new IllegalStateException(DOC + " has no line starting with '" + prefix + "'"));
+            List<String> rules = new ArrayList<>(documentedRules());
+            rules.addAll(Arrays.asList(line.substring(prefix.length()).strip().split("\\s+")));
+            return rules;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + DOC.toAbsolutePath(), e);
+        }
+    }
+
     /** Creates (or replaces) {@code user} on {@code server} with exactly {@code rules}. */
     static void setUser(RedisServer server, String user, List<String> rules) {
         try (var jedis = server.jedis()) {

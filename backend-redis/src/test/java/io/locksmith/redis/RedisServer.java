@@ -2,7 +2,12 @@ package io.locksmith.redis;
 
 import io.locksmith.tck.server.ServerProcess;
 import io.locksmith.tck.server.StoreServers;
+import io.locksmith.tck.server.TestCertificates;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+
+import javax.net.ssl.SSLSocketFactory;
 
 import java.util.List;
 
@@ -14,9 +19,38 @@ import java.util.List;
 final class RedisServer implements AutoCloseable {
 
     private final ServerProcess process;
+    /** The TLS sockets of {@link #jedis()}, trusting the server's authority; null for a server without TLS. */
+    private final SSLSocketFactory tls;
 
     private RedisServer(ServerProcess process) {
+        this(process, null);
+    }
+
+    private RedisServer(ServerProcess process, SSLSocketFactory tls) {
         this.process = process;
+        this.tls = tls;
+    }
+
+    /** A primary that speaks TLS only, with the server certificate of {@code certificates}. */
+    static RedisServer startWithTls(TestCertificates certificates, String... extraArgs) {
+        return new RedisServer(StoreServers.redisWithTls(certificates, extraArgs), trusting(certificates));
+    }
+
+    /** A replica of {@code primary}, both TLS only, replicating over TLS. */
+    static RedisServer replicaOfWithTls(RedisServer primary, TestCertificates certificates) {
+        return startWithTls(certificates, "--replicaof", "127.0.0.1", Integer.toString(primary.port()));
+    }
+
+    /** A Sentinel as {@link #sentinel}, TLS only, to its clients and to the servers it watches. */
+    static RedisServer sentinelWithTls(RedisServer primary, String masterName, TestCertificates certificates) {
+        return new RedisServer(StoreServers.sentinelWithTls(primary.port(), masterName, certificates),
+                trusting(certificates));
+    }
+
+    /** TLS sockets that trust the authority of {@code certificates} (and check host names). */
+    static SSLSocketFactory trusting(TestCertificates certificates) {
+        return RedisTls.parse(io.locksmith.spi.LockUri.parse("rediss://127.0.0.1?trustStore=" + certificates.caCert()),
+                true).socketFactory();
     }
 
     /** A primary. */
@@ -56,6 +90,10 @@ final class RedisServer implements AutoCloseable {
 
     /** A fresh connection for test checks and tricks; close it. */
     Jedis jedis() {
+        if (tls != null) {
+            return new Jedis(new HostAndPort("127.0.0.1", port()), DefaultJedisClientConfig.builder().ssl(true)
+                    .sslSocketFactory(tls).sslParameters(RedisTls.verifyingHostNames()).build());
+        }
         return new Jedis("127.0.0.1", port());
     }
 

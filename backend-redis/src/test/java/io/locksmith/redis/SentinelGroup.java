@@ -21,14 +21,24 @@ final class SentinelGroup implements AutoCloseable {
     final RedisServer sentinel;
 
     SentinelGroup() {
-        primary = RedisServer.start();
+        this(null);
+    }
+
+    /**
+     * As {@link #SentinelGroup()}, every server TLS only with the certificates of {@code certificates} (replication
+     * and the Sentinel's links to the servers too); without TLS if null.
+     */
+    SentinelGroup(io.locksmith.tck.server.TestCertificates certificates) {
+        primary = certificates == null ? RedisServer.start() : RedisServer.startWithTls(certificates);
         RedisServer startedReplica = null;
         RedisServer startedSentinel = null;
         try {
-            startedReplica = RedisServer.replicaOf(primary);
+            startedReplica = certificates == null ? RedisServer.replicaOf(primary)
+                    : RedisServer.replicaOfWithTls(primary, certificates);
             RedisServer replicaForWait = startedReplica;
             await().atMost(Duration.ofSeconds(15)).until(() -> inSync(replicaForWait));
-            startedSentinel = RedisServer.sentinel(primary, MASTER);
+            startedSentinel = certificates == null ? RedisServer.sentinel(primary, MASTER)
+                    : RedisServer.sentinelWithTls(primary, MASTER, certificates);
             RedisServer sentinelForWait = startedSentinel;
             await().atMost(Duration.ofSeconds(20)).until(() -> knowsReplica(sentinelForWait));
         } catch (RuntimeException | Error e) {

@@ -27,6 +27,8 @@ public final class RedisCluster implements AutoCloseable {
     /** Each node's cluster bus port, in the order of {@link #nodes}. */
     private final List<Integer> busPorts;
     private final Duration nodeTimeout;
+    /** Each node's TLS port, in the order of {@link #nodes}; empty for a cluster without TLS. */
+    private final List<Integer> tlsPorts = new ArrayList<>();
 
     private RedisCluster(List<ServerProcess> nodes, List<Integer> busPorts, Duration nodeTimeout) {
         this.nodes = nodes;
@@ -68,6 +70,24 @@ public final class RedisCluster implements AutoCloseable {
      * {@code CLUSTER MEET}, then each replica told its primary.
      */
     public static RedisCluster start(int primaries, int replicasPerPrimary, Duration nodeTimeout, SlotLayout layout) {
+        return start(primaries, replicasPerPrimary, nodeTimeout, layout, null);
+    }
+
+    /**
+     * Three primaries with one replica each, as {@link #start()}, whose clients, replication and cluster bus use TLS
+     * with the certificates of {@code certificates} ({@code --tls-cluster yes --tls-replication yes}): the nodes
+     * announce their TLS ports to clients that connect with TLS, so a client given {@link #tlsUri()} uses TLS to
+     * every node. Each node also keeps a plain port on loopback, its {@link ServerProcess#port()}, for this
+     * harness's own commands ({@link #cli}) only. The nodes present their server certificate to each other on the
+     * bus, where Redis always asks for one, so it must allow client authentication too:
+     * {@code TestCertificates.createFor(name, "DNS:localhost,IP:127.0.0.1", "serverAuth,clientAuth")}.
+     */
+    public static RedisCluster startWithTls(TestCertificates certificates) {
+        return start(3, 1, DEFAULT_NODE_TIMEOUT, SlotLayout.EVEN, certificates);
+    }
+
+    private static RedisCluster start(int primaries, int replicasPerPrimary, Duration nodeTimeout, SlotLayout layout,
+                                      TestCertificates certificates) {
         if (primaries < 3) {
             throw new IllegalArgumentException("a Redis Cluster needs at least 3 primaries, was " + primaries);
         }
@@ -82,11 +102,18 @@ public final class RedisCluster implements AutoCloseable {
                 // The bus port on a free port of its own: the default, port + 10000, may be taken or past 65535.
                 int busPort = FreePorts.next();
                 busPorts.add(busPort);
-                nodes.add(StoreServers.redis("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                List<String> args = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                         "--cluster-port", Integer.toString(busPort),
                         "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()),
                         // A cluster missing a shard still serves the others' slots: a kill test sees one shard go.
                         "--cluster-require-full-coverage", "no"));
+                if (certificates != null) {
+                    int tlsPort = FreePorts.next();
+                    cluster.tlsPorts.add(tlsPort);
+                    args.addAll(List.of("--tls-port", Integer.toString(tlsPort), "--tls-cluster", "yes"));
+                    args.addAll(StoreServers.redisTlsArgs(certificates));
+                }
+                nodes.add(StoreServers.redis(args.toArray(String[]::new)));
             }
             int[] firstSlots = firstSlots(primaries, layout);
             for (int p = 0; p < primaries; p++) {
@@ -191,6 +218,23 @@ public final class RedisCluster implements AutoCloseable {
         StringBuilder uri = new StringBuilder("redis-cluster://");
         for (int i = 0; i < nodes.size(); i++) {
             uri.append(i == 0 ? "" : ",").append("127.0.0.1:").append(nodes.get(i).port());
+        }
+        return uri.toString();
+    }
+
+    /**
+     * The URI of a cluster started {@link #startWithTls with TLS}, naming every node's TLS port as a seed:
+     * {@code rediss-cluster://...}, parameters not included.
+     *
+     * @throws IllegalStateException if the cluster has no TLS
+     */
+    public String tlsUri() {
+        if (tlsPorts.isEmpty()) {
+            throw new IllegalStateException("this cluster was started without TLS");
+        }
+        StringBuilder uri = new StringBuilder("rediss-cluster://");
+        for (int i = 0; i < tlsPorts.size(); i++) {
+            uri.append(i == 0 ? "" : ",").append("127.0.0.1:").append(tlsPorts.get(i));
         }
         return uri.toString();
     }

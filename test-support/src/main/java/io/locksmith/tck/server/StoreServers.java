@@ -104,6 +104,64 @@ public final class StoreServers {
     }
 
     /**
+     * A redis-server as {@link #redis(String...)} that speaks TLS only: {@code --tls-port} on a free port (its
+     * {@link ServerProcess#port()}) with {@code --port 0}, the server certificate and key of {@code certificates},
+     * clients not asked for certificates, and replication over TLS ({@code --tls-replication yes}, for a replica of
+     * another such server: pass {@code --replicaof 127.0.0.1 PORT} in {@code extraArgs}).
+     */
+    public static ServerProcess redisWithTls(TestCertificates certificates, String... extraArgs) {
+        int port = FreePorts.next();
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--tls-port", Integer.toString(port)));
+        args.addAll(redisTlsArgs(certificates));
+        args.addAll(List.of(extraArgs));
+        return redis(port, tempDir("redis-tls-" + port), args.toArray(String[]::new));
+    }
+
+    /**
+     * The arguments that give a redis-server the certificate and key of {@code certificates}, trust in their
+     * authority, clients without certificates, and TLS for replication ({@code --tls-replication yes}); add
+     * {@code --tls-port} (and {@code --tls-cluster yes} for a cluster node).
+     */
+    public static List<String> redisTlsArgs(TestCertificates certificates) {
+        return List.of("--tls-cert-file", certificates.serverCert().toString(),
+                "--tls-key-file", certificates.serverKey().toString(),
+                "--tls-ca-cert-file", certificates.caCert().toString(),
+                "--tls-auth-clients", "no",
+                "--tls-replication", "yes");
+    }
+
+    /**
+     * A Sentinel as {@link #sentinel(int, String)} that speaks TLS only, to its clients and to the servers it
+     * watches (which {@link #redisWithTls} started), with the certificates of {@code certificates}.
+     */
+    public static ServerProcess sentinelWithTls(int primaryPort, String master, TestCertificates certificates) {
+        int port = FreePorts.next();
+        Path dir = tempDir("sentinel-tls-" + port);
+        Path config = dir.resolve("sentinel.conf");
+        try {
+            Files.writeString(config, String.join("\n",
+                    "port 0",
+                    "tls-port " + port,
+                    "tls-cert-file " + certificates.serverCert(),
+                    "tls-key-file " + certificates.serverKey(),
+                    "tls-ca-cert-file " + certificates.caCert(),
+                    "tls-auth-clients no",
+                    "tls-replication yes",
+                    "bind 127.0.0.1",
+                    "dir " + dir,
+                    "sentinel monitor " + master + " 127.0.0.1 " + primaryPort + " 1",
+                    "sentinel down-after-milliseconds " + master + " 1000",
+                    "sentinel failover-timeout " + master + " 5000",
+                    "sentinel parallel-syncs " + master + " 1",
+                    ""));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + config, e);
+        }
+        return ServerProcess.start("sentinel-tls-" + port, List.of("redis-server", config.toString(), "--sentinel"), dir,
+                port, REDIS_INSTALL_HINT);
+    }
+
+    /**
      * A memcached on a free loopback port, TCP only, with 64 MB of memory and {@code -M}: it answers an error when
      * its memory is full instead of evicting items, since an evicted item would be a lock gone under its holder.
      * memcached keeps everything in memory, so {@link ServerProcess#restart()} loses every item.

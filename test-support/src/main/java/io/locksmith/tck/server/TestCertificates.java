@@ -34,6 +34,17 @@ public record TestCertificates(Path dir, Path caCert, Path serverCert, Path serv
      * @throws IllegalStateException if openssl is missing (with the install hint) or fails
      */
     public static TestCertificates create(String name) {
+        return createFor(name, "DNS:localhost,IP:127.0.0.1", "serverAuth");
+    }
+
+    /**
+     * As {@link #create(String)}, for the names of {@code subjectAltName} only (openssl's form, e.g.
+     * {@code DNS:elsewhere.invalid}): a certificate that does not name the host a client connects to, for tests of
+     * host name checks; and with the uses of {@code extendedKeyUsage} ({@code serverAuth}, or
+     * {@code serverAuth,clientAuth} for servers that connect to each other with the same certificate, as the nodes
+     * of a Redis Cluster over TLS do on their bus, where Redis always asks the connecting node for its certificate).
+     */
+    public static TestCertificates createFor(String name, String subjectAltName, String extendedKeyUsage) {
         String openssl = ServerProcess.requireBinary("openssl", OPENSSL_INSTALL_HINT);
         Path dir = StoreServers.tempDir("certs-" + name);
         Path caKey = dir.resolve("ca.key");
@@ -43,8 +54,8 @@ public record TestCertificates(Path dir, Path caCert, Path serverCert, Path serv
         Path serverCert = dir.resolve("server.crt");
         Path extensions = dir.resolve("server.ext");
         try {
-            Files.writeString(extensions, "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
-                    + "extendedKeyUsage=serverAuth\n");
+            Files.writeString(extensions, "subjectAltName=" + subjectAltName + "\n"
+                    + "extendedKeyUsage=" + extendedKeyUsage + "\n");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + extensions, e);
         }
