@@ -91,7 +91,9 @@ final class Calls {
                             down.addSuppressed(cause);
                             throw down;
                         }
-                    } else if (!isTransient(cause)) {
+                    } else if (isTlsFailure(cause) || !isTransient(cause)) {
+                        // A failed TLS handshake will fail the same way on the next attempt: gRPC reports it as
+                        // UNAVAILABLE, which would otherwise be retried until the bound and end as "did not answer".
                         throw new LockStoreException(lockName, store + " failed to " + what + ": " + cause.getMessage(),
                                 cause);
                     }
@@ -139,6 +141,27 @@ final class Calls {
             }
         }
         return false;
+    }
+
+    /** Whether the failure's cause chain holds a failed TLS handshake or an unacceptable certificate. */
+    static boolean isTlsFailure(Throwable error) {
+        return tlsCause(error) != null;
+    }
+
+    /** The message of the TLS failure in the cause chain, for an explanation. */
+    static String tlsMessage(Throwable error) {
+        Throwable cause = tlsCause(error);
+        return cause == null ? "" : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    }
+
+    private static Throwable tlsCause(Throwable error) {
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof javax.net.ssl.SSLException || t instanceof java.security.cert.CertificateException) {
+                return t;
+            }
+        }
+        return null;
     }
 
     /** Failures that a later attempt may not meet: no leader yet, a member down, a lost proposal. */
