@@ -52,6 +52,7 @@ final class Calls {
         long deadline = System.nanoTime() + CallDeadline.remainingNanos(timeout.toNanos());
         long attemptNanos = Math.max(MIN_ATTEMPT_NANOS, timeout.toNanos() / 4);
         Throwable last = null;
+        boolean loggedInAgain = false;
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
@@ -91,6 +92,14 @@ final class Calls {
                             down.addSuppressed(cause);
                             throw down;
                         }
+                    } else if (isTokenRefused(cause) && !loggedInAgain) {
+                        // etcd no longer knows the client's auth token: unused for longer than --auth-token-ttl,
+                        // or the member restarted (simple tokens live in its memory). jetcd has dropped the token
+                        // when it saw the refusal, but fails the request (jetcd issues #163, #177, #1336): sent once
+                        // more, it logs in again first. Every request here may be repeated (see the class comment).
+                        loggedInAgain = true;
+                        last = cause;
+                        continue;
                     } else if (isTlsFailure(cause) || !isTransient(cause)) {
                         // A failed TLS handshake will fail the same way on the next attempt: gRPC reports it as
                         // UNAVAILABLE, which would otherwise be retried until the bound and end as "did not answer".
@@ -137,6 +146,22 @@ final class Calls {
         int depth = 0;
         for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
             if (t instanceof java.net.ConnectException || t instanceof java.net.NoRouteToHostException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether etcd refused the client's auth token (jetcd's {@code Errors.isInvalidTokenError} and
+     * {@code isAuthStoreExpired}, by message: jetcd's exceptions do not keep the gRPC status code everywhere).
+     */
+    static boolean isTokenRefused(Throwable error) {
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+            String message = t.getMessage();
+            if (message != null && (message.contains("invalid auth token")
+                    || message.contains("revision of auth store is old"))) {
                 return true;
             }
         }
