@@ -78,13 +78,18 @@ class EtcdSecurityTest {
     }
 
     @Test
-    void passwordFromTheEnvironmentVariablePasswordEnvIsUsed() {
-        // The build's environment holds no variable with the lock user's password; the parsing with a given
-        // environment is EtcdSettingsTest's: here, a variable that is not set is named, and the password never.
-        LockConfigurationException e = assertThrows(LockConfigurationException.class, () -> LockClient.open(
-                etcd.uri(SecureEtcd.LOCK_USER, null, "passwordEnv=LOCKSMITH_TEST_UNSET_" + System.nanoTime())
-                        .replace(SecureEtcd.LOCK_USER + ":null@", SecureEtcd.LOCK_USER + "@")));
-        assertTrue(e.getMessage().contains("passwordEnv"), e.getMessage());
+    void passwordFromTheEnvironmentVariableThatPasswordEnvNames(TestInfo test) {
+        // backend-etcd's pom sets LOCKSMITH_TEST_ETCD_PASSWORD for the tests to the lock user's password.
+        assertEquals(SecureEtcd.LOCK_PASSWORD, System.getenv("LOCKSMITH_TEST_ETCD_PASSWORD"));
+        String uri = etcd.uri(SecureEtcd.LOCK_USER, "x", "passwordEnv=LOCKSMITH_TEST_ETCD_PASSWORD")
+                .replace(SecureEtcd.LOCK_USER + ":x@", SecureEtcd.LOCK_USER + "@");
+        try (LockClient client = LockClient.open(uri);
+             Lease lease = client.lock(unique(test)).acquire(Duration.ofSeconds(5))) {
+            assertTrue(lease.isHeld());
+        }
+        LockConfigurationException unset = assertThrows(LockConfigurationException.class, () -> LockClient.open(
+                uri.replace("LOCKSMITH_TEST_ETCD_PASSWORD", "LOCKSMITH_TEST_UNSET_" + System.nanoTime())));
+        assertTrue(unset.getMessage().contains("passwordEnv"), unset.getMessage());
     }
 
     @Test
