@@ -101,22 +101,23 @@ class EtcdAuthTokenTest {
     }
 
     @Test
-    void holderAndWaiterCarryOnThroughARestartThatVoidsTheirTokens(TestInfo test) throws Exception {
+    void holderAndWaiterCarryOnAfterARestartThatVoidedTheirTokens(TestInfo test) throws Exception {
         String name = unique(test);
         // A lease long enough to outlast the restart itself (the client counts it lost if no keep-alive is answered
-        // within its TTL).
+        // within its TTL). The waiter does not wait across the restart: during it, the shared client fails calls fast
+        // (SPEC R9.14), which is not what this test is about.
         try (LockClient holder = LockClient.open(etcd.lockUri("lease=4s"));
              LockClient waiter = LockClient.open(etcd.lockUri("lease=4s"))) {
             Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
-            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(
-                    () -> waiter.lock(name).acquire(Duration.ofSeconds(60)));
-            await("the waiter queues").atMost(Duration.ofSeconds(10))
-                    .until(() -> holder.inspect(name).map(info -> info.waiters().size()).orElse(0) == 1);
             etcd.server().restart(); // every token is gone with the member's memory; etcd keeps the leases
             awaitAnswers();
             letEtcdClockRun(5); // longer than the 4s lease: only renewals after the restart keep it
             assertTrue(held.isHeld(), "renewed after the restart");
-            assertTrue(holder.inspect(name).isPresent());
+            // The waiter's first request since the restart meets the refusal.
+            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(
+                    () -> waiter.lock(name).acquire(Duration.ofSeconds(30)));
+            await("the waiter queues").atMost(Duration.ofSeconds(10))
+                    .until(() -> holder.inspect(name).map(info -> info.waiters().size()).orElse(0) == 1);
             held.close();
             try (Lease next = waiting.get(20, TimeUnit.SECONDS)) { // woken by its watch, it takes the lock
                 assertTrue(next.isHeld());
