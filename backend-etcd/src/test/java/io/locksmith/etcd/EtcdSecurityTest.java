@@ -118,6 +118,29 @@ class EtcdSecurityTest {
     }
 
     @Test
+    void serverCertificateThatDoesNotNameTheHostOfTheUriIsRefused(TestInfo test) {
+        TestCertificates localhostOnly = certificates.withServerCertificateFor("localhost-only", "DNS:localhost");
+        int clientPort = io.locksmith.tck.server.FreePorts.next();
+        int peerPort = io.locksmith.tck.server.FreePorts.next();
+        java.nio.file.Path dataDir = io.locksmith.tck.server.StoreServers.tempDir("etcd-misnamed-" + clientPort);
+        try (ServerProcess misnamed = io.locksmith.tck.server.StoreServers.etcdMember("misnamed", clientPort, peerPort,
+                "misnamed=http://127.0.0.1:" + peerPort, dataDir, localhostOnly, false, List.of())) {
+            String trust = ":" + clientPort + "?timeout=3s&trustCert=" + certificates.caCert();
+            LockStoreException e = assertThrows(LockStoreException.class,
+                    () -> LockClient.open("etcds://127.0.0.1" + trust));
+            assertMessage(e, "TLS handshake failed", SecureEtcd.LOCK_PASSWORD);
+            assertTrue(e.getMessage().contains("names the host"), e.getMessage());
+            // The same certificate and server, reached by the name the certificate gives: accepted.
+            try (LockClient byName = LockClient.open("etcds://localhost" + trust);
+                 Lease lease = byName.lock(unique(test)).acquire(Duration.ofSeconds(5))) {
+                assertTrue(lease.isHeld());
+            }
+        } finally {
+            ServerProcess.deleteRecursively(dataDir);
+        }
+    }
+
+    @Test
     void clientWithoutCertificateIsRefusedUnderClientCertAuth() {
         String uri = etcd.lockUri("timeout=3s").replace("&clientCert=" + etcd.clientCert().cert(), "")
                 .replace("&clientKey=" + etcd.clientCert().key(), "");

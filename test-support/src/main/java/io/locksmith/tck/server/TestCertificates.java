@@ -111,6 +111,41 @@ public record TestCertificates(Path dir, Path caCert, Path serverCert, Path serv
         return new ClientCertificate(cert, key);
     }
 
+    /**
+     * A second server certificate from this authority that names only {@code subjectAltName} (e.g.
+     * {@code DNS:localhost}), to show that a client checks the host name: one that connects to {@code 127.0.0.1} must
+     * refuse it. The files are {@code server-<label>.crt} and {@code .key} in {@link #dir}; the result shares this
+     * authority and directory.
+     *
+     * @throws IllegalStateException if openssl fails
+     */
+    public TestCertificates withServerCertificateFor(String label, String subjectAltName) {
+        if (!label.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("a label of letters, digits, '.', '_' and '-', was '" + label + "'");
+        }
+        String openssl = ServerProcess.requireBinary("openssl", OPENSSL_INSTALL_HINT);
+        Path key = dir.resolve("server-" + label + ".key");
+        Path request = dir.resolve("server-" + label + ".csr");
+        Path cert = dir.resolve("server-" + label + ".crt");
+        Path extensions = dir.resolve("server-" + label + ".ext");
+        try {
+            Files.writeString(extensions, "subjectAltName=" + subjectAltName + "\nextendedKeyUsage=serverAuth\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + extensions, e);
+        }
+        run(dir, openssl, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                key.toString(), "-out", request.toString(), "-subj", "/CN=" + label);
+        run(dir, openssl, "x509", "-req", "-in", request.toString(), "-CA", caCert.toString(), "-CAkey",
+                dir.resolve("ca.key").toString(), "-CAcreateserial", "-out", cert.toString(), "-days", "2",
+                "-extfile", extensions.toString());
+        try {
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restrict " + key, e);
+        }
+        return new TestCertificates(dir, caCert, cert, key);
+    }
+
     private static void run(Path dir, String openssl, String... args) {
         List<String> command = new ArrayList<>(List.of(openssl));
         command.addAll(List.of(args));
