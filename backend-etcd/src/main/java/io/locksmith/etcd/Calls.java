@@ -100,6 +100,12 @@ final class Calls {
                         loggedInAgain = true;
                         last = cause;
                         continue;
+                    } else if (isLoginRefused(cause)) {
+                        // The re-login after a refused token failed: the password changed, or the user is gone.
+                        // jetcd's status has no description here ("UNAUTHENTICATED"), so say what it means.
+                        throw new LockStoreException(lockName, store + " refused the login of the client's user ("
+                                + what + "; " + cause.getMessage() + "): its password may have changed or the user"
+                                + " been removed. Open a new client with the current credentials", cause);
                     } else if (isTlsFailure(cause) || !isTransient(cause)) {
                         // A failed TLS handshake will fail the same way on the next attempt: gRPC reports it as
                         // UNAVAILABLE, which would otherwise be retried until the bound and end as "did not answer".
@@ -162,6 +168,27 @@ final class Calls {
             String message = t.getMessage();
             if (message != null && (message.contains("invalid auth token")
                     || message.contains("revision of auth store is old"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether etcd refused the client's login itself (not a stale token): a wrong password or an unknown user, as
+     * jetcd reports the failed re-login of a running client (a bare {@code UNAUTHENTICATED}) or the first login.
+     */
+    static boolean isLoginRefused(Throwable error) {
+        if (isTokenRefused(error)) {
+            return false;
+        }
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.UNAUTHENTICATED) {
+                return true;
+            }
+            String message = t.getMessage();
+            if (message != null && (message.startsWith("UNAUTHENTICATED") || message.contains("authentication failed"))) {
                 return true;
             }
         }

@@ -199,6 +199,44 @@ class EtcdSecurityTest {
         }
     }
 
+    /**
+     * A password changed while a client runs: etcd voids the user's tokens at once, and the client cannot log in
+     * again with the password it opened with. Its holding ends as a reported loss (never silently), its next call
+     * fails without naming either password, and a client opened with the new password takes the lock. docs/ETCD.md
+     * ("Rotating a password") says how to rotate without the gap: a second user with the same role.
+     */
+    @Test
+    void passwordChangedWhileAClientHoldsEndsItsHoldingAsALossAndTheNewPasswordWorks(TestInfo test) throws Exception {
+        String name = unique(test);
+        String user = "rotating-" + System.nanoTime();
+        String before = "Before-pw-" + System.nanoTime();
+        String after = "After-pw-" + System.nanoTime();
+        var auth = root.getAuthClient();
+        auth.userAdd(SecureEtcd.bytes(user), SecureEtcd.bytes(before)).get(10, TimeUnit.SECONDS);
+        auth.userGrantRole(SecureEtcd.bytes(user), SecureEtcd.bytes(SecureEtcd.LOCK_ROLE)).get(10, TimeUnit.SECONDS);
+        try (LockClient old = LockClient.open(etcd.uri(user, before, "lease=2s&timeout=2s"))) {
+            Lease held = old.lock(name).acquire(Duration.ofSeconds(5));
+            auth.userChangePassword(SecureEtcd.bytes(user), SecureEtcd.bytes(after)).get(10, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await("the old client reports its holding lost").atMost(Duration.ofSeconds(20))
+                    .until(() -> !held.isHeld());
+            LockStoreException refused = assertThrows(LockStoreException.class, () -> old.inspect(name));
+            assertMessage(refused, "refused the login of the client's user", before);
+            assertTrue(refused.getMessage().contains("password may have changed"), refused.getMessage());
+            assertFalse(trace(refused).contains(after), trace(refused));
+            try (LockClient renewed = LockClient.open(etcd.uri(user, after, "lease=2s"));
+                 Lease taken = renewed.lock(name).acquire(Duration.ofSeconds(10))) {
+                assertTrue(taken.isHeld());
+            }
+            held.close();
+        }
+    }
+
+    private static String trace(Throwable e) {
+        java.io.StringWriter trace = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(trace));
+        return trace.toString();
+    }
+
     /** The keys of the lock's holder and waiters, read as root. */
     private static List<KeyValue> holderKeys(String name) {
         try {
