@@ -5,6 +5,7 @@ module io.locksmith.etcd {
     requires jetcd.core;
     requires jetcd.api;
     requires jetcd.common;
+    requires io.netty.handler;
 
     exports io.locksmith.etcd;
 

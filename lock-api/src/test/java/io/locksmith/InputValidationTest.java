@@ -41,6 +41,13 @@ class InputValidationTest {
                 "unknown lock store scheme 'nosuchstore'", "available schemes", "mem");
     }
 
+    /** lock-api's tests have no backend on the class path: the message names the artifact to add. */
+    @Test
+    void aBackendSchemeWithoutItsJarNamesTheArtifact() {
+        assertMessage(LockConfigurationException.class, () -> LockClient.open("etcds://h:2379"),
+                "unknown lock store scheme 'etcds'", "io.locksmith:locksmith-etcd");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"", "   ", "no-scheme-here", "1mem://x", "mem://a,,b", "mem://x?%zz=1", "mem://x?=v",
             "mem://x?lease=1s&lease=2s"})

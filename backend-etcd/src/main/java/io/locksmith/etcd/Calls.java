@@ -52,6 +52,7 @@ final class Calls {
         long deadline = System.nanoTime() + CallDeadline.remainingNanos(timeout.toNanos());
         long attemptNanos = Math.max(MIN_ATTEMPT_NANOS, timeout.toNanos() / 4);
         Throwable last = null;
+        boolean loggedInAgain = false;
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
@@ -91,7 +92,23 @@ final class Calls {
                             down.addSuppressed(cause);
                             throw down;
                         }
-                    } else if (!isTransient(cause)) {
+                    } else if (isTokenRefused(cause) && !loggedInAgain) {
+                        // etcd no longer knows the client's auth token: unused for longer than --auth-token-ttl,
+                        // or the member restarted (simple tokens live in its memory). jetcd has dropped the token
+                        // when it saw the refusal, but fails the request (jetcd issues #163, #177, #1336): sent once
+                        // more, it logs in again first. Every request here may be repeated (see the class comment).
+                        loggedInAgain = true;
+                        last = cause;
+                        continue;
+                    } else if (isLoginRefused(cause)) {
+                        // The re-login after a refused token failed: the password changed, or the user is gone.
+                        // jetcd's status has no description here ("UNAUTHENTICATED"), so say what it means.
+                        throw new LockStoreException(lockName, store + " refused the login of the client's user ("
+                                + what + "; " + cause.getMessage() + "): its password may have changed or the user"
+                                + " been removed. Open a new client with the current credentials", cause);
+                    } else if (isTlsFailure(cause) || !isTransient(cause)) {
+                        // A failed TLS handshake will fail the same way on the next attempt: gRPC reports it as
+                        // UNAVAILABLE, which would otherwise be retried until the bound and end as "did not answer".
                         throw new LockStoreException(lockName, store + " failed to " + what + ": " + cause.getMessage(),
                                 cause);
                     }
@@ -139,6 +156,64 @@ final class Calls {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether etcd refused the client's auth token (jetcd's {@code Errors.isInvalidTokenError} and
+     * {@code isAuthStoreExpired}, by message: jetcd's exceptions do not keep the gRPC status code everywhere).
+     */
+    static boolean isTokenRefused(Throwable error) {
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+            String message = t.getMessage();
+            if (message != null && (message.contains("invalid auth token")
+                    || message.contains("revision of auth store is old"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether etcd refused the client's login itself (not a stale token): a wrong password or an unknown user, as
+     * jetcd reports the failed re-login of a running client (a bare {@code UNAUTHENTICATED}) or the first login.
+     */
+    static boolean isLoginRefused(Throwable error) {
+        if (isTokenRefused(error)) {
+            return false;
+        }
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.UNAUTHENTICATED) {
+                return true;
+            }
+            String message = t.getMessage();
+            if (message != null && (message.startsWith("UNAUTHENTICATED") || message.contains("authentication failed"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the failure's cause chain holds a failed TLS handshake or an unacceptable certificate. */
+    static boolean isTlsFailure(Throwable error) {
+        return tlsCause(error) != null;
+    }
+
+    /** The message of the TLS failure in the cause chain, for an explanation. */
+    static String tlsMessage(Throwable error) {
+        Throwable cause = tlsCause(error);
+        return cause == null ? "" : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    }
+
+    private static Throwable tlsCause(Throwable error) {
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof javax.net.ssl.SSLException || t instanceof java.security.cert.CertificateException) {
+                return t;
+            }
+        }
+        return null;
     }
 
     /** Failures that a later attempt may not meet: no leader yet, a member down, a lost proposal. */

@@ -15,6 +15,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.locksmith.HolderIdentity;
 import io.locksmith.LockInfo;
+import io.locksmith.LockConfigurationException;
 import io.locksmith.LockStoreException;
 import io.locksmith.spi.AcquireRequest;
 import io.locksmith.Capability;
@@ -85,6 +86,7 @@ final class EtcdLockProvider implements LockProvider {
     private final QueueWatches watches;
     private final KeySlots slots = new KeySlots();
     private volatile long minimumTtlSeconds = 1;
+    private final String clientId;
 
     EtcdLockProvider(Client client, EtcdSettings settings, ProviderContext context) {
         this.client = client;
@@ -92,6 +94,7 @@ final class EtcdLockProvider implements LockProvider {
         this.settings = settings;
         this.keys = new EtcdKeys(settings.prefix());
         this.store = settings.describe();
+        this.clientId = context.clientId();
         String id = context.clientId().substring(0, Math.min(8, context.clientId().length()));
         this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "locksmith-etcd-" + id);
@@ -106,15 +109,27 @@ final class EtcdLockProvider implements LockProvider {
 
     /**
      * Asks etcd for a one-second lease to learn the smallest TTL it grants (it raises smaller ones to
-     * 1.5 election timeouts, rounded up), and so checks that it is reachable.
+     * 1.5 election timeouts, rounded up), and so checks that it is reachable, that the login (if any) and the TLS
+     * handshake (if any) succeed, and that the user may read and write the keys under the prefix
+     * ({@link OpenChecks}).
      *
-     * @throws LockStoreException if etcd does not answer
+     * @throws LockStoreException         if etcd does not answer, refuses the login or fails the TLS handshake
+     * @throws LockConfigurationException if the user's roles do not let it read or write the lock prefix
      */
     void probe() {
-        LeaseGrantResponse probe = Calls.await(members, () -> client.getLeaseClient().grant(1), settings.timeout(), store, null,
-                "grant a probe lease (is etcd running and reachable?)");
+        LeaseGrantResponse probe;
+        try {
+            probe = Calls.await(members, () -> client.getLeaseClient().grant(1), settings.timeout(), store, null,
+                    "grant a probe lease (is etcd running and reachable?)");
+        } catch (LockStoreException e) {
+            throw OpenChecks.explain(settings, e);
+        }
         minimumTtlSeconds = Math.max(1, probe.getTTL());
-        client.getLeaseClient().revoke(probe.getID());
+        try {
+            OpenChecks.checkAccess(kv, members, settings, clientId, probe.getID());
+        } finally {
+            client.getLeaseClient().revoke(probe.getID());
+        }
     }
 
     long minimumTtlSeconds() {

@@ -72,6 +72,14 @@ class EtcdLocksTest {
     }
 
     @Test
+    void aUserInTheUriWhenEtcdHasAuthenticationOffFailsTheOpenSayingSo() {
+        LockStoreException e = assertThrows(LockStoreException.class,
+                () -> LockClient.open(etcd.uri("timeout=2s").replace("etcd://", "etcd://alice:S3cret-pw@")));
+        assertTrue(e.getMessage().contains("has authentication off but the URI names user 'alice'"), e.getMessage());
+        assertFalse(e.getMessage().contains("S3cret-pw"), e.getMessage());
+    }
+
+    @Test
     void holderGetsCreateRevisionAsTokenAndInspectShowsIt(TestInfo test) {
         String name = unique(test);
         try (LockClient client = open("lease=2s")) {

@@ -45,7 +45,7 @@ public final class ProviderRegistry {
         return switch (scheme) {
             case "redis", "rediss", "redis-sentinel", "rediss-sentinel", "redlock", "redisson" -> "locksmith-redis";
             case "zookeeper" -> "locksmith-zookeeper";
-            case "etcd" -> "locksmith-etcd";
+            case "etcd", "etcds" -> "locksmith-etcd";
             case "postgres", "postgresql" -> "locksmith-postgres";
             default -> null;
         };

@@ -280,7 +280,68 @@ class DoctorTest {
             // OK, or WARN when the loaded test machine answers slowly: not a timing assertion.
             assertTrue(run.out().contains("etcd http://127.0.0.1:" + etcd.port() + " status: version 3."), run.both());
             assertTrue(run.out().contains("[OK  ] etcd leader: all answering endpoints agree"), run.both());
+            assertTrue(run.out().contains("[WARN] etcd TLS: off (etcd://)"), run.both());
+            assertTrue(run.out().contains("[WARN] etcd authentication: off"), run.both());
         }
+    }
+
+    @Test
+    void etcdOverTlsWithAuthenticationReportsBothAndTheUsersAccess(@TempDir Path dir) throws Exception {
+        io.locksmith.tck.server.TestCertificates certificates = io.locksmith.tck.server.TestCertificates.create("doctor");
+        int clientPort = FreePorts.next();
+        int peerPort = FreePorts.next();
+        try (ServerProcess etcd = StoreServers.etcdMember("doctor", clientPort, peerPort,
+                "doctor=http://127.0.0.1:" + peerPort, dir, certificates, false, List.of())) {
+            enableEtcdAuth("https://127.0.0.1:" + clientPort, certificates);
+            String trust = "?trustCert=" + certificates.caCert();
+            String secure = "etcds://locker:Locker-pw-1@127.0.0.1:" + clientPort + trust;
+
+            Run run = Run.lockctl("doctor", "--uri", secure, "--read-only", "--timeout", "5s");
+            assertEquals(ExitCode.OK, run.exitCode(), run.both());
+            assertTrue(run.out().contains("[OK  ] etcd TLS: on (etcds://), server certificate checked against trustCert="
+                    + certificates.caCert() + ", no client certificate"), run.both());
+            assertTrue(run.out().contains("[OK  ] etcd authentication: on: logged in as user 'locker', which may read"
+                    + " the lock prefix /locksmith/"), run.both());
+            assertTrue(!run.both().contains("Locker-pw-1"), run.both());
+            // /debug/vars over TLS, trusting trustCert: the harness's members run with --pre-vote=true.
+            assertTrue(run.out().contains("[OK  ] etcd https://127.0.0.1:" + clientPort + " pre-vote: --pre-vote=true"),
+                    run.both());
+
+            Run otherPrefix = Run.lockctl("doctor", "--uri", secure + "&prefix=/elsewhere/", "--read-only",
+                    "--timeout", "5s");
+            assertTrue(otherPrefix.out().contains("[FAIL] etcd authentication: on; user 'locker' may not read the lock"
+                    + " prefix /elsewhere/"), otherPrefix.both());
+
+            Run anonymous = Run.lockctl("doctor", "--uri", "etcds://127.0.0.1:" + clientPort + trust, "--read-only",
+                    "--timeout", "5s");
+            assertTrue(anonymous.out().contains("[FAIL] etcd authentication: on, and this URI names no user"),
+                    anonymous.both());
+        } finally {
+            ServerProcess.deleteRecursively(certificates.dir());
+        }
+    }
+
+    /** Root, and user {@code locker} whose role may read and write {@code /locksmith/}; then authentication on. */
+    private static void enableEtcdAuth(String endpoint, io.locksmith.tck.server.TestCertificates certificates)
+            throws Exception {
+        try (io.etcd.jetcd.Client admin = io.etcd.jetcd.Client.builder().endpoints(endpoint)
+                .sslContext(ssl -> ssl.trustManager(certificates.caCert().toFile())).build()) {
+            admin.getKVClient().get(bytes("health")).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            io.etcd.jetcd.Auth auth = admin.getAuthClient();
+            auth.roleAdd(bytes("root")).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            auth.userAdd(bytes("root"), bytes("Root-pw-1")).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            auth.userGrantRole(bytes("root"), bytes("root")).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            auth.roleAdd(bytes("locks")).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            auth.roleGrantPermission(bytes("locks"), bytes("/locksmith/"), bytes("/locksmith0"),
+                    io.etcd.jetcd.auth.Permission.Type.READWRITE).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            auth.userAdd(bytes("locker"), bytes("Locker-pw-1")).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            auth.userGrantRole(bytes("locker"), bytes("locks")).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            auth.authEnable().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    private static io.etcd.jetcd.ByteSequence bytes(String text) {
+        return io.etcd.jetcd.ByteSequence.from(text, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test

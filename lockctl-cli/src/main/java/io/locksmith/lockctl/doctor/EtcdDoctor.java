@@ -23,8 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * etcd checks, read-only, with jetcd: members, each endpoint's status (leader, raft index, alarms) and
- * round trip, and whether the endpoints agree on one leader.
+ * etcd checks, read-only, with jetcd: TLS and authentication (and whether the user may read the lock prefix), members,
+ * each endpoint's status (leader, raft index, alarms) and round trip, and whether the endpoints agree on one leader.
+ * The URI's {@code trustCert}, {@code clientCert}, {@code clientKey} and {@code passwordEnv} are read as the etcd
+ * backend reads them (docs/ETCD.md).
  */
 final class EtcdDoctor implements StoreDoctor {
 
@@ -45,14 +47,32 @@ final class EtcdDoctor implements StoreDoctor {
         }
         ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new)).connectTimeout(timeout)
                 .retryMaxAttempts(1).retryMaxDuration(timeout);
-        uri.userInfo().ifPresent(info -> {
-            int colon = info.indexOf(':');
-            builder.user(ByteSequence.from(colon < 0 ? info : info.substring(0, colon), StandardCharsets.UTF_8));
-            if (colon >= 0) {
-                builder.password(ByteSequence.from(info.substring(colon + 1), StandardCharsets.UTF_8));
+        java.util.Optional<String> user = uri.user().filter(name -> !name.isEmpty());
+        java.util.Optional<String> password = uri.parameter("passwordEnv").map(String::strip).map(System::getenv)
+                .or(uri::password);
+        user.ifPresent(name -> builder.user(ByteSequence.from(name, StandardCharsets.UTF_8)));
+        password.ifPresent(secret -> builder.password(ByteSequence.from(secret, StandardCharsets.UTF_8)));
+        boolean tls = scheme.equals("https://");
+        java.util.Optional<String> trustCert = uri.parameter("trustCert").map(String::strip);
+        java.util.Optional<String> clientCert = uri.parameter("clientCert").map(String::strip);
+        java.util.Optional<String> clientKey = uri.parameter("clientKey").map(String::strip);
+        if (tls) {
+            try {
+                builder.sslContext(ssl -> {
+                    trustCert.ifPresent(file -> ssl.trustManager(new java.io.File(file)));
+                    if (clientCert.isPresent() && clientKey.isPresent()) {
+                        ssl.keyManager(new java.io.File(clientCert.get()), new java.io.File(clientKey.get()));
+                    }
+                });
+            } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+                throw new io.locksmith.LockConfigurationException("cannot read the TLS files of the URI (trustCert, "
+                        + "clientCert, clientKey): " + rootMessage(e), e);
             }
-        });
+        }
+        String prefix = uri.parameter("prefix").map(String::strip).filter(p -> !p.isEmpty())
+                .map(p -> p.endsWith("/") ? p : p + "/").orElse("/locksmith/");
         List<Finding> findings = new ArrayList<>();
+        findings.add(tlsFinding(tls, trustCert, clientCert.isPresent() && clientKey.isPresent()));
         try (Client client = builder.build()) {
             List<Member> members;
             long start = System.nanoTime();
@@ -66,11 +86,12 @@ final class EtcdDoctor implements StoreDoctor {
                         + timeout.toMillis() + " ms", e);
             }
             findings.add(Finding.ok("etcd connect", "member list in " + Millis.of(System.nanoTime() - start)));
+            findings.add(authFinding(client, user, prefix, timeout));
             findings.add(membersFinding(members));
             Set<Long> leaders = new HashSet<>();
             for (String endpoint : endpoints) {
                 findings.add(status(client, endpoint, timeout, leaders));
-                findings.add(preVote(endpoint, timeout));
+                findings.add(preVote(endpoint, timeout, trustCert));
             }
             findings.add(leaderFinding(leaders));
         } catch (InterruptedException e) {
@@ -78,6 +99,56 @@ final class EtcdDoctor implements StoreDoctor {
             throw new LockStoreException("interrupted while asking etcd", e);
         }
         return findings;
+    }
+
+    static Finding tlsFinding(boolean tls, java.util.Optional<String> trustCert, boolean clientCertificate) {
+        if (!tls) {
+            return Finding.warn("etcd TLS", "off (etcd://): requests, the password at login and the auth token cross"
+                    + " the network in clear text", "on a network others reach, serve clients over TLS and use"
+                    + " etcds://host:2379?trustCert=/path/ca.pem (docs/ETCD.md, TLS)");
+        }
+        return Finding.ok("etcd TLS", "on (etcds://), server certificate checked against "
+                + trustCert.map(file -> "trustCert=" + file).orElse("the JDK's authorities")
+                + (clientCertificate ? ", with a client certificate" : ", no client certificate"));
+    }
+
+    /**
+     * Whether etcd checks who asks: a read of the lock prefix (read-only, one key at most) as the URI's user, or with
+     * no user at all. A read without a user that succeeds means authentication is off (or, with a client certificate,
+     * that its common name is a user etcd accepts).
+     */
+    private static Finding authFinding(Client client, java.util.Optional<String> user, String prefix,
+                                       Duration timeout) throws InterruptedException {
+        String check = "etcd authentication";
+        try {
+            client.getKVClient().get(ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                    io.etcd.jetcd.options.GetOption.builder().isPrefix(true).withKeysOnly(true).withLimit(1).build())
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            String message = rootMessage(e);
+            if (user.isEmpty() && (message.contains("user name is empty") || message.contains("permission denied")
+                    || message.contains("user name not found"))) {
+                return Finding.fail(check, "on, and this URI names no user: etcd refused a read of " + prefix + " ("
+                        + message + ")", "name the lock user: etcds://user:password@host:2379 or passwordEnv=VARIABLE");
+            }
+            if (message.contains("permission denied")) {
+                return Finding.fail(check, "on; user '" + user.orElse("") + "' may not read the lock prefix " + prefix,
+                        "etcdctl role grant-permission ROLE --prefix=true readwrite " + prefix
+                                + " (docs/ETCD.md, Authentication and role permissions)");
+            }
+            return Finding.warn(check, "not checked: a read of " + prefix + " failed: " + message, "");
+        } catch (java.util.concurrent.TimeoutException e) {
+            return Finding.warn(check, "not checked: a read of " + prefix + " got no answer within "
+                    + timeout.toMillis() + " ms", "");
+        }
+        if (user.isPresent()) {
+            return Finding.ok(check, "on: logged in as user '" + user.get() + "', which may read the lock prefix "
+                    + prefix);
+        }
+        return Finding.warn(check, "off, or a client certificate's common name is a user: a read of " + prefix
+                + " without a password succeeded, so any client that reaches the members may take, delete or extend"
+                + " every lock", "enable authentication with a role limited to the lock prefix (docs/ETCD.md,"
+                + " Authentication and role permissions; docs/SECURITY.md)");
     }
 
     private static Finding membersFinding(List<Member> members) {
@@ -139,10 +210,15 @@ final class EtcdDoctor implements StoreDoctor {
      * exposes the setting nowhere else). Without pre-vote, a member that comes back from a partition forces an
      * election with the terms it counted up alone, and holders on the healthy side can miss a renewal.
      */
-    private static Finding preVote(String endpoint, Duration timeout) throws InterruptedException {
+    private static Finding preVote(String endpoint, Duration timeout, java.util.Optional<String> trustCert)
+            throws InterruptedException {
         String check = "etcd " + endpoint + " pre-vote";
         try {
-            HttpClient http = HttpClient.newBuilder().connectTimeout(timeout).build();
+            HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(timeout);
+            if (trustCert.isPresent()) {
+                client.sslContext(trusting(trustCert.get()));
+            }
+            HttpClient http = client.build();
             HttpResponse<String> vars = http.send(HttpRequest.newBuilder(URI.create(endpoint + "/debug/vars"))
                     .timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofString());
             HttpResponse<String> version = http.send(HttpRequest.newBuilder(URI.create(endpoint + "/version"))
@@ -155,6 +231,30 @@ final class EtcdDoctor implements StoreDoctor {
         } catch (java.io.IOException | IllegalArgumentException e) {
             return Finding.warn(check, "could not read /debug/vars (" + rootMessage(e) + "); pre-vote not checked",
                     PRE_VOTE_FIX);
+        }
+    }
+
+    /**
+     * TLS that trusts the authorities in a PEM file, for the JDK's HTTP client. A member that requires client
+     * certificates refuses it: pre-vote is then not checked (a WARN says why).
+     */
+    private static javax.net.ssl.SSLContext trusting(String pemFile) throws java.io.IOException {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(pemFile))) {
+            java.security.KeyStore store = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+            store.load(null, null);
+            int i = 0;
+            for (java.security.cert.Certificate cert
+                    : java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                store.setCertificateEntry("ca-" + i++, cert);
+            }
+            javax.net.ssl.TrustManagerFactory trust = javax.net.ssl.TrustManagerFactory.getInstance(
+                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+            context.init(null, trust.getTrustManagers(), null);
+            return context;
+        } catch (java.security.GeneralSecurityException e) {
+            throw new java.io.IOException("cannot read the authorities in " + pemFile + ": " + e.getMessage(), e);
         }
     }
 

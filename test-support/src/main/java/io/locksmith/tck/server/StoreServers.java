@@ -188,12 +188,30 @@ public final class StoreServers {
      *                    when the member is closed; the logs stay for diagnosis)
      */
     public static ServerProcess etcdMember(String name, int clientPort, int peerPort, String cluster, Path dataDir) {
+        return etcdMember(name, clientPort, peerPort, cluster, dataDir, null, false, List.of());
+    }
+
+    /**
+     * One etcd member as {@link #etcdMember(String, int, int, String, Path)}, optionally serving clients over TLS.
+     *
+     * @param tls            if not null, clients are served over TLS only ({@code https://127.0.0.1:<clientPort>}) with
+     *                       its server certificate; peers still talk plain HTTP on loopback
+     * @param clientCertAuth with {@code tls}: a client must present a certificate signed by its authority
+     *                       ({@code --client-cert-auth --trusted-ca-file})
+     * @param extraArgs      further etcd flags, e.g. {@code --auth-token-ttl=2}
+     */
+    public static ServerProcess etcdMember(String name, int clientPort, int peerPort, String cluster, Path dataDir,
+                                           TestCertificates tls, boolean clientCertAuth, List<String> extraArgs) {
+        if (clientCertAuth && tls == null) {
+            throw new IllegalArgumentException("client certificates need TLS: pass the certificates");
+        }
         String binary = ServerProcess.requireBinary("etcd", ETCD_INSTALL_HINT);
-        List<String> command = List.of(binary,
+        String clientUrl = (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
+        List<String> command = new ArrayList<>(List.of(binary,
                 "--name", name,
                 "--data-dir", dataDir.resolve(name).toString(),
-                "--listen-client-urls", "http://127.0.0.1:" + clientPort,
-                "--advertise-client-urls", "http://127.0.0.1:" + clientPort,
+                "--listen-client-urls", clientUrl,
+                "--advertise-client-urls", clientUrl,
                 "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
                 "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
                 "--initial-cluster", cluster,
@@ -204,7 +222,14 @@ public final class StoreServers {
                 // A member that was cut off and rejoins must not depose a healthy leader with the terms it
                 // counted up alone (etcd 3.4 runs without pre-vote by default): see docs/ETCD.md.
                 "--pre-vote=true",
-                "--log-level", "warn");
+                "--log-level", "warn"));
+        if (tls != null) {
+            command.addAll(List.of("--cert-file", tls.serverCert().toString(), "--key-file", tls.serverKey().toString()));
+            if (clientCertAuth) {
+                command.addAll(List.of("--client-cert-auth", "--trusted-ca-file", tls.caCert().toString()));
+            }
+        }
+        command.addAll(extraArgs);
         return ServerProcess.start("etcd-" + name + "-" + clientPort, command, dataDir.resolve("logs"), clientPort,
                 ETCD_INSTALL_HINT).deleteOnClose(dataDir.resolve(name));
     }

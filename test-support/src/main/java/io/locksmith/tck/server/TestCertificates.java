@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * never committed): PEM files in a directory of their own. The server certificate names {@code localhost} and
  * {@code 127.0.0.1}, so a client that checks the host name ({@code verify-full}) accepts it on loopback. Each call
  * of {@link #create} makes a new authority, so a second one is "a CA the server's certificate does not come from".
- * EC keys (P-256): faster to make than RSA, and every client under test accepts them.
+ * EC keys (P-256): faster to make than RSA, and every client under test accepts them. {@link #clientCertificate}
+ * signs client certificates for mutual TLS with the same authority (its key stays in {@code dir}, readable by its
+ * owner only).
  *
  * @param dir        the directory of the files; delete it when done ({@link ServerProcess#deleteRecursively})
  * @param caCert     the authority's certificate, what a client trusts ({@code sslrootcert}, a trust store)
@@ -69,11 +71,90 @@ public record TestCertificates(Path dir, Path caCert, Path serverCert, Path serv
                 extensions.toString());
         try {
             Files.setPosixFilePermissions(serverKey, PosixFilePermissions.fromString("rw-------"));
-            Files.delete(caKey); // nothing else is signed with it
+            Files.setPosixFilePermissions(caKey, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot restrict " + serverKey, e);
         }
         return new TestCertificates(dir, caCert, serverCert, serverKey);
+    }
+
+    /**
+     * A client certificate and its key, for mutual TLS.
+     *
+     * @param cert the certificate, signed by the authority that made it
+     * @param key  its private key (PKCS#8 PEM, unencrypted), readable by its owner only
+     */
+    public record ClientCertificate(Path cert, Path key) {
+    }
+
+    /**
+     * Signs a client certificate ({@code extendedKeyUsage=clientAuth}) for {@code commonName} with this authority,
+     * valid for two days; the files are {@code client-<commonName>.crt} and {@code .key} in {@link #dir}. etcd takes
+     * the common name as the user when a client sends no password ({@code --client-cert-auth}).
+     *
+     * @throws IllegalStateException if openssl fails
+     */
+    public ClientCertificate clientCertificate(String commonName) {
+        if (!commonName.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("a common name of letters, digits, '.', '_' and '-', was '"
+                    + commonName + "'");
+        }
+        String openssl = ServerProcess.requireBinary("openssl", OPENSSL_INSTALL_HINT);
+        Path key = dir.resolve("client-" + commonName + ".key");
+        Path request = dir.resolve("client-" + commonName + ".csr");
+        Path cert = dir.resolve("client-" + commonName + ".crt");
+        Path extensions = dir.resolve("client.ext");
+        try {
+            Files.writeString(extensions, "extendedKeyUsage=clientAuth\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + extensions, e);
+        }
+        run(dir, openssl, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                key.toString(), "-out", request.toString(), "-subj", "/CN=" + commonName);
+        run(dir, openssl, "x509", "-req", "-in", request.toString(), "-CA", caCert.toString(), "-CAkey",
+                dir.resolve("ca.key").toString(), "-CAcreateserial", "-out", cert.toString(), "-days", "2",
+                "-extfile", extensions.toString());
+        try {
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restrict " + key, e);
+        }
+        return new ClientCertificate(cert, key);
+    }
+
+    /**
+     * A second server certificate from this authority that names only {@code subjectAltName} (e.g.
+     * {@code DNS:localhost}), to show that a client checks the host name: one that connects to {@code 127.0.0.1} must
+     * refuse it. The files are {@code server-<label>.crt} and {@code .key} in {@link #dir}; the result shares this
+     * authority and directory.
+     *
+     * @throws IllegalStateException if openssl fails
+     */
+    public TestCertificates withServerCertificateFor(String label, String subjectAltName) {
+        if (!label.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("a label of letters, digits, '.', '_' and '-', was '" + label + "'");
+        }
+        String openssl = ServerProcess.requireBinary("openssl", OPENSSL_INSTALL_HINT);
+        Path key = dir.resolve("server-" + label + ".key");
+        Path request = dir.resolve("server-" + label + ".csr");
+        Path cert = dir.resolve("server-" + label + ".crt");
+        Path extensions = dir.resolve("server-" + label + ".ext");
+        try {
+            Files.writeString(extensions, "subjectAltName=" + subjectAltName + "\nextendedKeyUsage=serverAuth\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + extensions, e);
+        }
+        run(dir, openssl, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                key.toString(), "-out", request.toString(), "-subj", "/CN=" + label);
+        run(dir, openssl, "x509", "-req", "-in", request.toString(), "-CA", caCert.toString(), "-CAkey",
+                dir.resolve("ca.key").toString(), "-CAcreateserial", "-out", cert.toString(), "-days", "2",
+                "-extfile", extensions.toString());
+        try {
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restrict " + key, e);
+        }
+        return new TestCertificates(dir, caCert, cert, key);
     }
 
     private static void run(Path dir, String openssl, String... args) {
