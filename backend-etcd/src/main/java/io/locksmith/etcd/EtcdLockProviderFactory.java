@@ -13,7 +13,7 @@ import java.util.Set;
 
 /**
  * {@code etcd://[user:password@]host[:port][,host[:port]...][?prefix=/locks/&timeout=5s]}, and {@code etcds://} for
- * TLS ({@code trustCert}, {@code clientCert}, {@code clientKey}): locks on an etcd cluster (v3 API) through jetcd.
+ * TLS ({@code trustStore}, {@code clientCert}, {@code clientKey}): locks on an etcd cluster (v3 API) through jetcd.
  * See {@code docs/ETCD.md} for the key layout, the lease choice, TLS, authentication and what etcd guarantees.
  */
 public final class EtcdLockProviderFactory implements LockProviderFactory {
@@ -55,20 +55,20 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
 
     /**
      * TLS with gRPC's client defaults (ALPN h2, the JDK's provider): the members' certificates are checked against
-     * {@code trustCert} (or the JDK's authorities) and the host name of each endpoint; with {@code clientCert} and
+     * {@code trustStore} (or the JDK's authorities) and the host name of each endpoint; with {@code clientCert} and
      * {@code clientKey} the client presents its own certificate (mutual TLS, etcd's {@code --client-cert-auth}).
      */
     private static void tls(ClientBuilder builder, EtcdSettings settings) {
         try {
             builder.sslContext(ssl -> {
-                settings.trustCert().ifPresent(file -> ssl.trustManager(file.toFile()));
+                settings.trustStore().ifPresent(file -> ssl.trustManager(file.toFile()));
                 if (settings.clientCert().isPresent()) {
                     ssl.keyManager(settings.clientCert().get().toFile(), settings.clientKey().orElseThrow().toFile());
                 }
             });
         } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
-            throw new LockConfigurationException("cannot read the TLS files of " + settings.describe() + " (trustCert="
-                    + settings.trustCert().map(Object::toString).orElse("the JDK's authorities") + ", clientCert="
+            throw new LockConfigurationException("cannot read the TLS files of " + settings.describe() + " (trustStore="
+                    + settings.trustStore().map(Object::toString).orElse("the JDK's authorities") + ", clientCert="
                     + settings.clientCert().map(Object::toString).orElse("none") + ", clientKey="
                     + settings.clientKey().map(Object::toString).orElse("none")
                     + "): PEM certificates and an unencrypted PKCS#8 PEM key are expected: " + e.getMessage(), e);

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 /**
  * The settings of an {@code etcd://} or {@code etcds://} (TLS) URI, validated:
  * {@code etcd[s]://[user:password@]host[:port][,host[:port]...][?prefix=/locks/&timeout=5s&passwordEnv=NAME
- * &trustCert=/path/ca.pem&clientCert=/path/client.pem&clientKey=/path/client.key]}. Grammar and meaning:
+ * &trustStore=/path/ca.pem&clientCert=/path/client.pem&clientKey=/path/client.key]}. Grammar and meaning:
  * {@code docs/ETCD.md}.
  *
  * @param endpoints  the members, as {@code http://host:port} or {@code https://host:port}
@@ -24,12 +24,12 @@ import java.util.stream.Collectors;
  * @param password   the password of {@code user}: from the URI, or from the environment variable {@code passwordEnv}
  *                   names
  * @param tls        whether the members are reached over TLS ({@code etcds://})
- * @param trustCert  the PEM file of the authorities that may sign a member's certificate; without it, the JDK's
+ * @param trustStore  the PEM file of the authorities that may sign a member's certificate; without it, the JDK's
  * @param clientCert the PEM certificate this client presents (mutual TLS), with {@code clientKey}
  * @param clientKey  its private key (PKCS#8 PEM)
  */
 record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Optional<String> user,
-                    Optional<String> password, boolean tls, Optional<Path> trustCert, Optional<Path> clientCert,
+                    Optional<String> password, boolean tls, Optional<Path> trustStore, Optional<Path> clientCert,
                     Optional<Path> clientKey) {
 
     static final int DEFAULT_PORT = 2379;
@@ -42,7 +42,7 @@ record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Opt
     static final String PARAM_PREFIX = "prefix";
     static final String PARAM_TIMEOUT = "timeout";
     static final String PARAM_PASSWORD_ENV = "passwordEnv";
-    static final String PARAM_TRUST_CERT = "trustCert";
+    static final String PARAM_TRUST_STORE = "trustStore";
     static final String PARAM_CLIENT_CERT = "clientCert";
     static final String PARAM_CLIENT_KEY = "clientKey";
 
@@ -90,14 +90,14 @@ record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Opt
             throw new LockConfigurationException("'" + uri + "' has a password but no user; write"
                     + " etcd://user:password@host:2379");
         }
-        Optional<Path> trustCert = file(uri, PARAM_TRUST_CERT, tls);
+        Optional<Path> trustStore = file(uri, PARAM_TRUST_STORE, tls);
         Optional<Path> clientCert = file(uri, PARAM_CLIENT_CERT, tls);
         Optional<Path> clientKey = file(uri, PARAM_CLIENT_KEY, tls);
         if (clientCert.isPresent() != clientKey.isPresent()) {
             throw new LockConfigurationException("'" + uri + "' has only one of 'clientCert' and 'clientKey'; mutual"
                     + " TLS needs both: the client's certificate and its private key (PKCS#8 PEM)");
         }
-        return new EtcdSettings(endpoints, prefix, timeout, user, password, tls, trustCert, clientCert, clientKey);
+        return new EtcdSettings(endpoints, prefix, timeout, user, password, tls, trustStore, clientCert, clientKey);
     }
 
     /** The URI's password, or the value of the environment variable {@code passwordEnv} names; never both. */

@@ -81,8 +81,8 @@ final class OpenChecks {
         }
         if (Calls.isTlsFailure(failure)) {
             String checks = settings.tls()
-                    ? ". Check that the server's certificate is signed by an authority in trustCert="
-                    + settings.trustCert().map(Object::toString).orElse("(not set: the JDK's authorities)")
+                    ? ". Check that the server's certificate is signed by an authority in trustStore="
+                    + settings.trustStore().map(Object::toString).orElse("(not set: the JDK's authorities)")
                     + " and names the host of the URI, and, if the server asks for client certificates"
                     + " (--client-cert-auth), that clientCert and clientKey name one signed by its --trusted-ca-file"
                     : ". The server may expect TLS: write etcds://";

@@ -110,11 +110,11 @@ class EtcdSecurityTest {
 
     @Test
     void serverCertificateOfAnotherAuthorityFailsTheOpenAsATlsFailure() {
-        String uri = etcd.lockUri("timeout=3s").replace("trustCert=" + certificates.caCert(),
-                "trustCert=" + otherAuthority.caCert());
+        String uri = etcd.lockUri("timeout=3s").replace("trustStore=" + certificates.caCert(),
+                "trustStore=" + otherAuthority.caCert());
         LockStoreException e = assertThrows(LockStoreException.class, () -> LockClient.open(uri));
         assertMessage(e, "TLS handshake failed", SecureEtcd.LOCK_PASSWORD);
-        assertTrue(e.getMessage().contains("trustCert=" + otherAuthority.caCert()), e.getMessage());
+        assertTrue(e.getMessage().contains("trustStore=" + otherAuthority.caCert()), e.getMessage());
     }
 
     @Test
@@ -125,7 +125,7 @@ class EtcdSecurityTest {
         java.nio.file.Path dataDir = io.locksmith.tck.server.StoreServers.tempDir("etcd-misnamed-" + clientPort);
         try (ServerProcess misnamed = io.locksmith.tck.server.StoreServers.etcdMember("misnamed", clientPort, peerPort,
                 "misnamed=http://127.0.0.1:" + peerPort, dataDir, localhostOnly, false, List.of())) {
-            String trust = ":" + clientPort + "?timeout=3s&trustCert=" + certificates.caCert();
+            String trust = ":" + clientPort + "?timeout=3s&trustStore=" + certificates.caCert();
             LockStoreException e = assertThrows(LockStoreException.class,
                     () -> LockClient.open("etcds://127.0.0.1" + trust));
             assertMessage(e, "TLS handshake failed", SecureEtcd.LOCK_PASSWORD);

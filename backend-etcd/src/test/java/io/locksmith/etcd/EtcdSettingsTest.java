@@ -53,12 +53,12 @@ class EtcdSettingsTest {
         java.nio.file.Path ca = java.nio.file.Files.writeString(dir.resolve("ca.pem"), "x");
         java.nio.file.Path cert = java.nio.file.Files.writeString(dir.resolve("c.pem"), "x");
         java.nio.file.Path key = java.nio.file.Files.writeString(dir.resolve("c.key"), "x");
-        LockUri uri = LockUri.parse("etcds://alice@h1,h2:2400?passwordEnv=ETCD_PW&trustCert=" + ca + "&clientCert="
+        LockUri uri = LockUri.parse("etcds://alice@h1,h2:2400?passwordEnv=ETCD_PW&trustStore=" + ca + "&clientCert="
                 + cert + "&clientKey=" + key);
         EtcdSettings settings = EtcdSettings.from(uri, name -> name.equals("ETCD_PW") ? "from-env" : null);
         assertTrue(settings.tls());
         assertEquals(List.of("https://h1:2379", "https://h2:2400"), settings.endpoints());
-        assertEquals(Optional.of(ca), settings.trustCert());
+        assertEquals(Optional.of(ca), settings.trustStore());
         assertEquals(Optional.of(cert), settings.clientCert());
         assertEquals(Optional.of(key), settings.clientKey());
         assertEquals(Optional.of("from-env"), settings.password());
@@ -66,9 +66,9 @@ class EtcdSettingsTest {
         assertTrue(uri.unreadParameters().isEmpty());
         assertFalse(EtcdSettings.from(LockUri.parse("etcd://h")).tls());
 
-        assertMessage("etcd://h?trustCert=" + ca, "only used over TLS; write etcds://");
+        assertMessage("etcd://h?trustStore=" + ca, "only used over TLS; write etcds://");
         assertMessage("etcds://h?clientCert=" + cert, "only one of 'clientCert' and 'clientKey'");
-        assertMessage("etcds://h?trustCert=" + dir.resolve("missing.pem"), "not a readable file");
+        assertMessage("etcds://h?trustStore=" + dir.resolve("missing.pem"), "not a readable file");
         assertMessage("etcd://alice:pw@h?passwordEnv=ETCD_PW", "only one of them");
         assertMessage("etcd://alice@h?passwordEnv=LOCKSMITH_SURELY_UNSET_VARIABLE", "not set or empty");
     }

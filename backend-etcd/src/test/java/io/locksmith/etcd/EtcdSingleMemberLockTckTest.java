@@ -49,7 +49,7 @@ class EtcdSingleMemberLockTckTest extends StoreTck implements SemaphoreKit, Read
 
     /**
      * Every client of the kits is opened on this URI, the kit's own through its SPI fault injector too:
-     * {@code etcds://locker:...@127.0.0.1:port?trustCert=...&clientCert=...&clientKey=...}.
+     * {@code etcds://locker:...@127.0.0.1:port?trustStore=...&clientCert=...&clientKey=...}.
      */
     @Override
     protected String storeUri() {

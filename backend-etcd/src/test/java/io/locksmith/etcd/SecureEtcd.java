@@ -149,13 +149,13 @@ final class SecureEtcd implements AutoCloseable {
     }
 
     /**
-     * {@code etcd[s]://user:password@127.0.0.1:port?trustCert=...&clientCert=...&clientKey=...&extra}; a null user
+     * {@code etcd[s]://user:password@127.0.0.1:port?trustStore=...&clientCert=...&clientKey=...&extra}; a null user
      * leaves the credentials out.
      */
     String uri(String user, String password, String extraParameters) {
         List<String> parameters = new ArrayList<>();
         if (certificates != null) {
-            parameters.add("trustCert=" + certificates.caCert());
+            parameters.add("trustStore=" + certificates.caCert());
         }
         if (clientCert != null) {
             parameters.add("clientCert=" + clientCert.cert());

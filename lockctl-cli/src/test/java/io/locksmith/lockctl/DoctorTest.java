@@ -293,17 +293,17 @@ class DoctorTest {
         try (ServerProcess etcd = StoreServers.etcdMember("doctor", clientPort, peerPort,
                 "doctor=http://127.0.0.1:" + peerPort, dir, certificates, false, List.of())) {
             enableEtcdAuth("https://127.0.0.1:" + clientPort, certificates);
-            String trust = "?trustCert=" + certificates.caCert();
+            String trust = "?trustStore=" + certificates.caCert();
             String secure = "etcds://locker:Locker-pw-1@127.0.0.1:" + clientPort + trust;
 
             Run run = Run.lockctl("doctor", "--uri", secure, "--read-only", "--timeout", "5s");
             assertEquals(ExitCode.OK, run.exitCode(), run.both());
-            assertTrue(run.out().contains("[OK  ] etcd TLS: on (etcds://), server certificate checked against trustCert="
+            assertTrue(run.out().contains("[OK  ] etcd TLS: on (etcds://), server certificate checked against trustStore="
                     + certificates.caCert() + ", no client certificate"), run.both());
             assertTrue(run.out().contains("[OK  ] etcd authentication: on: logged in as user 'locker', which may read"
                     + " the lock prefix /locksmith/"), run.both());
             assertTrue(!run.both().contains("Locker-pw-1"), run.both());
-            // /debug/vars over TLS, trusting trustCert: the harness's members run with --pre-vote=true.
+            // /debug/vars over TLS, trusting trustStore: the harness's members run with --pre-vote=true.
             assertTrue(run.out().contains("[OK  ] etcd https://127.0.0.1:" + clientPort + " pre-vote: --pre-vote=true"),
                     run.both());
 

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * etcd checks, read-only, with jetcd: TLS and authentication (and whether the user may read the lock prefix), members,
  * each endpoint's status (leader, raft index, alarms) and round trip, and whether the endpoints agree on one leader.
- * The URI's {@code trustCert}, {@code clientCert}, {@code clientKey} and {@code passwordEnv} are read as the etcd
+ * The URI's {@code trustStore}, {@code clientCert}, {@code clientKey} and {@code passwordEnv} are read as the etcd
  * backend reads them (docs/ETCD.md).
  */
 final class EtcdDoctor implements StoreDoctor {
@@ -53,26 +53,26 @@ final class EtcdDoctor implements StoreDoctor {
         user.ifPresent(name -> builder.user(ByteSequence.from(name, StandardCharsets.UTF_8)));
         password.ifPresent(secret -> builder.password(ByteSequence.from(secret, StandardCharsets.UTF_8)));
         boolean tls = scheme.equals("https://");
-        java.util.Optional<String> trustCert = uri.parameter("trustCert").map(String::strip);
+        java.util.Optional<String> trustStore = uri.parameter("trustStore").map(String::strip);
         java.util.Optional<String> clientCert = uri.parameter("clientCert").map(String::strip);
         java.util.Optional<String> clientKey = uri.parameter("clientKey").map(String::strip);
         if (tls) {
             try {
                 builder.sslContext(ssl -> {
-                    trustCert.ifPresent(file -> ssl.trustManager(new java.io.File(file)));
+                    trustStore.ifPresent(file -> ssl.trustManager(new java.io.File(file)));
                     if (clientCert.isPresent() && clientKey.isPresent()) {
                         ssl.keyManager(new java.io.File(clientCert.get()), new java.io.File(clientKey.get()));
                     }
                 });
             } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
-                throw new io.locksmith.LockConfigurationException("cannot read the TLS files of the URI (trustCert, "
+                throw new io.locksmith.LockConfigurationException("cannot read the TLS files of the URI (trustStore, "
                         + "clientCert, clientKey): " + rootMessage(e), e);
             }
         }
         String prefix = uri.parameter("prefix").map(String::strip).filter(p -> !p.isEmpty())
                 .map(p -> p.endsWith("/") ? p : p + "/").orElse("/locksmith/");
         List<Finding> findings = new ArrayList<>();
-        findings.add(tlsFinding(tls, trustCert, clientCert.isPresent() && clientKey.isPresent()));
+        findings.add(tlsFinding(tls, trustStore, clientCert.isPresent() && clientKey.isPresent()));
         try (Client client = builder.build()) {
             List<Member> members;
             long start = System.nanoTime();
@@ -91,7 +91,7 @@ final class EtcdDoctor implements StoreDoctor {
             Set<Long> leaders = new HashSet<>();
             for (String endpoint : endpoints) {
                 findings.add(status(client, endpoint, timeout, leaders));
-                findings.add(preVote(endpoint, timeout, trustCert));
+                findings.add(preVote(endpoint, timeout, trustStore));
             }
             findings.add(leaderFinding(leaders));
         } catch (InterruptedException e) {
@@ -101,14 +101,14 @@ final class EtcdDoctor implements StoreDoctor {
         return findings;
     }
 
-    static Finding tlsFinding(boolean tls, java.util.Optional<String> trustCert, boolean clientCertificate) {
+    static Finding tlsFinding(boolean tls, java.util.Optional<String> trustStore, boolean clientCertificate) {
         if (!tls) {
             return Finding.warn("etcd TLS", "off (etcd://): requests, the password at login and the auth token cross"
                     + " the network in clear text", "on a network others reach, serve clients over TLS and use"
-                    + " etcds://host:2379?trustCert=/path/ca.pem (docs/ETCD.md, TLS)");
+                    + " etcds://host:2379?trustStore=/path/ca.pem (docs/ETCD.md, TLS)");
         }
         return Finding.ok("etcd TLS", "on (etcds://), server certificate checked against "
-                + trustCert.map(file -> "trustCert=" + file).orElse("the JDK's authorities")
+                + trustStore.map(file -> "trustStore=" + file).orElse("the JDK's authorities")
                 + (clientCertificate ? ", with a client certificate" : ", no client certificate"));
     }
 
@@ -210,13 +210,13 @@ final class EtcdDoctor implements StoreDoctor {
      * exposes the setting nowhere else). Without pre-vote, a member that comes back from a partition forces an
      * election with the terms it counted up alone, and holders on the healthy side can miss a renewal.
      */
-    private static Finding preVote(String endpoint, Duration timeout, java.util.Optional<String> trustCert)
+    private static Finding preVote(String endpoint, Duration timeout, java.util.Optional<String> trustStore)
             throws InterruptedException {
         String check = "etcd " + endpoint + " pre-vote";
         try {
             HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(timeout);
-            if (trustCert.isPresent()) {
-                client.sslContext(trusting(trustCert.get()));
+            if (trustStore.isPresent()) {
+                client.sslContext(trusting(trustStore.get()));
             }
             HttpClient http = client.build();
             HttpResponse<String> vars = http.send(HttpRequest.newBuilder(URI.create(endpoint + "/debug/vars"))
