@@ -316,8 +316,9 @@ public final class LocksmithRegistryLock implements DistributedLock {
     }
 
     /**
-     * Re-enters if the calling thread owns the lock and its holding is confirmed. Returns false if the calling thread
-     * is not the owner (and {@code throwOnLoss}) or if the holding was lost (and not {@code throwOnLoss}).
+     * Re-enters if the calling thread owns the lock and its holding is confirmed (a fixed lease extended in the store,
+     * a renewing one checked locally). Returns false if the calling thread is not the owner. A holding found lost ends
+     * here: false, or {@link LockLostException} when {@code throwOnLoss}.
      */
     private boolean reenter(Duration ttl, boolean throwOnLoss) {
         if (owner != Thread.currentThread()) {
