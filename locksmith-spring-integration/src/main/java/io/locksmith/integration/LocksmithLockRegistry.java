@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A Spring Integration {@link org.springframework.integration.support.locks.LockRegistry} on any Locksmith store:
@@ -69,6 +70,7 @@ public final class LocksmithLockRegistry implements ExpirableLockRegistry<Distri
     private final LockOptions options;
     private final Map<String, LocksmithRegistryLock> locks = new HashMap<>();
     private int cacheCapacity = DEFAULT_CACHE_CAPACITY;
+    private final AtomicLong uses = new AtomicLong();
 
     /**
      * A registry whose lock names are the keys themselves and whose locks take the client's renewing lease.
@@ -231,6 +233,11 @@ public final class LocksmithLockRegistry implements ExpirableLockRegistry<Distri
         return client;
     }
 
+    /** The next value of the use counter that orders the cache's least recently used locks. */
+    long nextUse() {
+        return uses.incrementAndGet();
+    }
+
     private LocksmithRegistryLock heldLock(Object lockKey) {
         String name = nameOf(lockKey);
         LocksmithRegistryLock lock;
@@ -261,7 +268,7 @@ public final class LocksmithLockRegistry implements ExpirableLockRegistry<Distri
         }
         locks.values().stream()
                 .filter(lock -> !lock.isAcquiredInThisProcess())
-                .sorted(Comparator.comparingLong(LocksmithRegistryLock::lastUsedMillis))
+                .sorted(Comparator.comparingLong(LocksmithRegistryLock::lastUse))
                 .limit(excess)
                 .toList()
                 .forEach(lock -> locks.remove(lock.name()));

@@ -62,13 +62,15 @@ public final class LocksmithRegistryLock implements DistributedLock {
     /** The last holding a thread learned it had lost: its later {@code unlock()} calls report that loss. */
     private volatile LostHolding lastLost;
     private volatile long lastUsedMillis;
+    /** The registry's use counter at this lock's last use: the LRU order (two uses in one millisecond stay ordered). */
+    private volatile long lastUse;
 
     LocksmithRegistryLock(LocksmithLockRegistry registry, LockClient client, String name, LockOptions options) {
         this.registry = registry;
         this.client = client;
         this.name = name;
         this.storeLock = client.lock(name, options);
-        this.lastUsedMillis = System.currentTimeMillis();
+        touch();
     }
 
     /** The Locksmith lock name of this key: the registry's prefix and the key. */
@@ -311,8 +313,13 @@ public final class LocksmithRegistryLock implements DistributedLock {
         return lastUsedMillis;
     }
 
+    long lastUse() {
+        return lastUse;
+    }
+
     void touch() {
         lastUsedMillis = System.currentTimeMillis();
+        lastUse = registry.nextUse();
     }
 
     /**
