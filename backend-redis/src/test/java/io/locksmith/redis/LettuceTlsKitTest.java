@@ -1,60 +1,10 @@
 package io.locksmith.redis;
 
-import io.locksmith.LockClient;
-import io.locksmith.tck.TckBase;
-import io.locksmith.tck.kits.ExclusionKit;
-import io.locksmith.tck.kits.ExpiryKit;
-import io.locksmith.tck.kits.FencingKit;
-import io.locksmith.tck.kits.OwnershipKit;
-import io.locksmith.tck.kits.WaitingKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
-/**
- * The kit's basic rules (exclusion, ownership, fencing, expiry, waiting by pub/sub) through Lettuce over TLS, trusting
- * the authority of the harness's certificates with {@code trustStore=} and checking the host name, against a
- * TLS-only redis-server, as a user limited to the ACL of docs/REDIS.md with a password.
- */
-class LettuceTlsKitTest extends TckBase implements ExclusionKit, OwnershipKit, FencingKit, ExpiryKit, WaitingKit {
-
-    static RedisTlsSupport tls;
-
-    @BeforeAll
-    static void startServer() {
-        tls = new RedisTlsSupport();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (tls != null) {
-            tls.close();
-        }
-    }
+/** The kit's basic rules over TLS as the ACL user ({@link RedisTlsKit}) through Lettuce. */
+class LettuceTlsKitTest extends RedisTlsKit {
 
     @Override
-    protected String storeUri() {
-        return tls.uri("lettuce");
-    }
-
-    @Override
-    protected LockClient newClient() {
-        return LockClient.open(storeUri());
-    }
-
-    @Override
-    protected void expireBehindClientsBack(String lockName) {
-        tls.server.expireNow(lockName);
-    }
-
-    @AfterEach
-    void theServerRefusedTheUserNothing() {
-        tls.assertNothingRefused();
-    }
-
-    @Test
-    void theServerSpeaksTlsOnly() {
-        tls.assertTlsOnly();
+    protected String client() {
+        return "lettuce";
     }
 }
