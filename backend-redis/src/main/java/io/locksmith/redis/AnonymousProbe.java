@@ -52,14 +52,20 @@ final class AnonymousProbe {
 
     private static Socket connect(RedisSettings settings, LockUri.HostPort host, int millis) throws IOException {
         Socket plain = new Socket();
-        plain.connect(new InetSocketAddress(host.host(), host.port()), millis);
-        plain.setSoTimeout(millis);
-        if (!settings.ssl()) {
-            return plain;
+        try {
+            plain.connect(new InetSocketAddress(host.host(), host.port()), millis);
+            plain.setSoTimeout(millis);
+            if (!settings.ssl()) {
+                return plain;
+            }
+            SSLSocket tls = (SSLSocket) settings.tls().socketFactory().createSocket(plain, host.host(), host.port(),
+                    true);
+            tls.setSSLParameters(RedisTls.verifyingHostNames());
+            tls.startHandshake();
+            return tls;
+        } catch (IOException | RuntimeException e) {
+            plain.close();
+            throw e;
         }
-        SSLSocket tls = (SSLSocket) settings.tls().socketFactory().createSocket(plain, host.host(), host.port(), true);
-        tls.setSSLParameters(RedisTls.verifyingHostNames());
-        tls.startHandshake();
-        return tls;
     }
 }

@@ -223,12 +223,21 @@ public interface OwnershipKit extends RuleKit {
             RawStoreSession foreign = opened.get();
             String name = kit.name();
             Lease lease = a.lock(name, kit.longLease()).acquire(timing.slack());
-            String refusals = attempt(() -> foreign.delete(name));
+            String refusals = attempt(() -> {
+                foreign.delete(name);
+                return null;
+            });
             assertStillHeld(kit, a, c, lease, name, "a raw session as " + identity + " deleted its records" + refusals);
-            refusals = attempt(() -> foreign.extend(name, io.locksmith.LockOptions.MAX_LEASE_TIME));
+            refusals = attempt(() -> {
+                foreign.extend(name, LockOptions.MAX_LEASE_TIME);
+                return null;
+            });
             assertStillHeld(kit, a, c, lease, name, "a raw session as " + identity + " extended it to "
-                    + io.locksmith.LockOptions.MAX_LEASE_TIME + refusals);
-            refusals = attempt(() -> foreign.takeOver(name));
+                    + LockOptions.MAX_LEASE_TIME + refusals);
+            refusals = attempt(() -> {
+                foreign.takeOver(name);
+                return null;
+            });
             assertStillHeld(kit, a, c, lease, name, "a raw session as " + identity + " wrote a holding of its own"
                     + refusals);
             Optional<String> read = Optional.empty();
@@ -246,19 +255,13 @@ public interface OwnershipKit extends RuleKit {
     }
 
     /** Runs one attack; the store's refusal is expected and kept for the message, the effect is judged after. */
-    private static String attempt(RawAttack attack) {
+    private static String attempt(java.util.concurrent.Callable<Void> attack) {
         try {
-            attack.run();
+            attack.call();
             return " (the store did not refuse the command)";
         } catch (Exception refused) {
             return " (although the store answered " + refused + ")";
         }
-    }
-
-    /** One command of a {@link RawStoreSession}. */
-    @FunctionalInterface
-    interface RawAttack {
-        void run() throws Exception;
     }
 
     /** The holder still holds: its lease, inspect, its token, a TTL no longer than it asked for, nobody else let in. */
