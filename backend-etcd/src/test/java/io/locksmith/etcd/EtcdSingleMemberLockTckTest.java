@@ -47,10 +47,27 @@ class EtcdSingleMemberLockTckTest extends StoreTck {
         EtcdTckSupport.deleteHolderKey(etcd.root(), lockName);
     }
 
-    /** What docs/ETCD.md promises (R8.11). */
+    /** What docs/ETCD.md promises (R8.11), and ACCESS_CONTROL: the client logs in as a user. */
     @Override
     protected Set<Capability> expectedCapabilities() {
-        return EtcdTckSupport.CAPABILITIES;
+        Set<Capability> expected = java.util.EnumSet.copyOf(EtcdTckSupport.CAPABILITIES);
+        expected.add(Capability.ACCESS_CONTROL);
+        return expected;
+    }
+
+    /**
+     * R2.6: a jetcd client (over the same TLS, with the client certificate) as the lock user, the other team's user
+     * (whose role has only its own prefix), the lock user with a wrong password, or without credentials.
+     */
+    @Override
+    protected io.locksmith.tck.RawStoreSession rawStoreSession(io.locksmith.tck.RawStoreSession.Identity identity) {
+        Client client = switch (identity) {
+            case APPLICATION -> etcd.client(SecureEtcd.LOCK_USER, SecureEtcd.LOCK_PASSWORD);
+            case OTHER_USER -> etcd.client(SecureEtcd.OTHER_USER, SecureEtcd.OTHER_PASSWORD);
+            case WRONG_PASSWORD -> etcd.client(SecureEtcd.LOCK_USER, "wrong-" + SecureEtcd.LOCK_PASSWORD);
+            case NO_CREDENTIALS -> etcd.builder().build();
+        };
+        return new EtcdRawSession(client, direct);
     }
 
     @Override

@@ -53,8 +53,28 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
             connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis()));
             return connection;
         }, schema.channel(), settings.describe(), scheduler, "locksmith-postgres-listen-" + id);
-        return LockProviderFactory.closeOnFailure(new PostgresLockProvider(pool, settings, scheduler, listener),
-                PostgresLockProvider::start);
+        boolean passwordRequired = settings.password().isPresent() && refusesWithoutPassword(settings, properties);
+        return LockProviderFactory.closeOnFailure(new PostgresLockProvider(pool, settings, scheduler, listener,
+                passwordRequired), PostgresLockProvider::start);
+    }
+
+    /**
+     * Whether the server refuses this role without its password (one login attempt without it): with {@code trust}
+     * in pg_hba.conf anyone who reaches the server logs in as any role, and no grant keeps them from the lock rows.
+     * A failure of another kind than a refused login tells nothing, and promises nothing.
+     */
+    static boolean refusesWithoutPassword(PostgresSettings settings, Properties properties) {
+        Properties withoutPassword = new Properties();
+        withoutPassword.putAll(properties);
+        withoutPassword.remove("password");
+        try (Connection ignored = DriverManager.getConnection(settings.jdbcUrl(), withoutPassword)) {
+            return false;
+        } catch (java.sql.SQLException refused) {
+            // 28P01 wrong password, 28000 no pg_hba.conf entry; the driver's 08004 when the server asks for a password
+            // it does not have
+            String state = refused.getSQLState();
+            return state != null && (state.startsWith("28") || state.equals("08004"));
+        }
     }
 
     /**

@@ -88,13 +88,43 @@ final class RedisServer implements AutoCloseable {
         return process;
     }
 
-    /** A fresh connection for test checks and tricks; close it. */
-    Jedis jedis() {
-        if (tls != null) {
-            return new Jedis(new HostAndPort("127.0.0.1", port()), DefaultJedisClientConfig.builder().ssl(true)
-                    .sslSocketFactory(tls).sslParameters(RedisTls.verifyingHostNames()).build());
+    /** The {@code default} user's password once {@link #protectDefaultUser(String)} set one; null while it is open. */
+    private volatile String adminPassword;
+
+    /**
+     * Gives the {@code default} user a password, so that a client without credentials is refused ({@code NOAUTH}); the
+     * test's own connections ({@link #jedis()}) then log in with it.
+     */
+    void protectDefaultUser(String password) {
+        try (Jedis jedis = jedis()) {
+            jedis.aclSetUser("default", "resetpass", ">" + password);
         }
-        return new Jedis("127.0.0.1", port());
+        adminPassword = password;
+    }
+
+    /** A fresh connection for test checks and tricks, as the {@code default} user; close it. */
+    Jedis jedis() {
+        Jedis jedis = tls != null ? new Jedis(new HostAndPort("127.0.0.1", port()), DefaultJedisClientConfig.builder()
+                .ssl(true).sslSocketFactory(tls).sslParameters(RedisTls.verifyingHostNames()).build())
+                : new Jedis("127.0.0.1", port());
+        if (adminPassword != null) {
+            jedis.auth(adminPassword);
+        }
+        return jedis;
+    }
+
+    /** A fresh connection without TLS options as {@code user} with {@code password}, or without credentials when null. */
+    Jedis jedisAs(String user, String password) {
+        Jedis jedis = new Jedis("127.0.0.1", port());
+        if (password != null) {
+            try {
+                jedis.auth(user, password);
+            } catch (RuntimeException refused) {
+                jedis.close();
+                throw refused;
+            }
+        }
+        return jedis;
     }
 
     /** Makes the lock expire now, behind its holder's back, as a TTL running out would. */
