@@ -1,5 +1,6 @@
 package io.locksmith.etcd;
 
+import io.etcd.jetcd.Client;
 import io.locksmith.Capability;
 import io.locksmith.tck.StoreTck;
 import io.locksmith.tck.TckTiming;
@@ -61,13 +62,14 @@ class EtcdSingleMemberLockTckTest extends StoreTck {
      */
     @Override
     protected io.locksmith.tck.RawStoreSession rawStoreSession(io.locksmith.tck.RawStoreSession.Identity identity) {
+        SecureEtcd member = etcd.member();
         Client client = switch (identity) {
-            case APPLICATION -> etcd.client(SecureEtcd.LOCK_USER, SecureEtcd.LOCK_PASSWORD);
-            case OTHER_USER -> etcd.client(SecureEtcd.OTHER_USER, SecureEtcd.OTHER_PASSWORD);
-            case WRONG_PASSWORD -> etcd.client(SecureEtcd.LOCK_USER, "wrong-" + SecureEtcd.LOCK_PASSWORD);
-            case NO_CREDENTIALS -> etcd.builder().build();
+            case APPLICATION -> member.client(SecureEtcd.LOCK_USER, SecureEtcd.LOCK_PASSWORD);
+            case OTHER_USER -> member.client(SecureEtcd.OTHER_USER, SecureEtcd.OTHER_PASSWORD);
+            case WRONG_PASSWORD -> member.client(SecureEtcd.LOCK_USER, "wrong-" + SecureEtcd.LOCK_PASSWORD);
+            case NO_CREDENTIALS -> member.builder().build();
         };
-        return new EtcdRawSession(client, direct);
+        return new EtcdRawSession(client, etcd.root());
     }
 
     @Override

@@ -46,6 +46,11 @@ final class SecureEtcdKitStore implements AutoCloseable {
         return etcd.lockUri("");
     }
 
+    /** The member, for clients of other identities (R2.6). */
+    SecureEtcd member() {
+        return etcd;
+    }
+
     /** As root. */
     Client root() {
         return root;
