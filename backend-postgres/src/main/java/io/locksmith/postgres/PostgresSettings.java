@@ -152,11 +152,16 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
      * connect and login time-outs of this URI (the driver counts whole seconds). Credentials go as properties.
      */
     String jdbcUrl() {
+        return jdbcUrl("locksmith", connectTimeout);
+    }
+
+    /** As {@link #jdbcUrl()}, for a session that names itself {@code applicationName} and connects within {@code within}. */
+    String jdbcUrl(String applicationName, Duration within) {
         String hostList = hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","));
-        long seconds = Math.max(1, (connectTimeout.toMillis() + 999) / 1000);
+        long seconds = Math.max(1, (within.toMillis() + 999) / 1000);
         return "jdbc:postgresql://" + hostList + "/" + URLEncoder.encode(database, StandardCharsets.UTF_8)
                 + "?targetServerType=primary&hostRecheckSeconds=" + HOST_RECHECK_SECONDS + "&connectTimeout=" + seconds + "&loginTimeout=" + seconds
-                + "&ApplicationName=locksmith&tcpKeepAlive=true";
+                + "&ApplicationName=" + URLEncoder.encode(applicationName, StandardCharsets.UTF_8) + "&tcpKeepAlive=true";
     }
 
     private static String hostPort(LockUri.HostPort host) {

@@ -1,5 +1,6 @@
 package io.locksmith.lockctl;
 
+import io.locksmith.LockClient;
 import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.RedisCluster;
 import io.locksmith.tck.server.StoreServers;
@@ -510,6 +511,62 @@ class DoctorTest {
             assertEquals(ExitCode.CHECK_FAILED, readOnly.exitCode(), readOnly.both());
             assertTrue(readOnly.out().contains("[FAIL] postgres role: a primary (not in recovery) whose sessions are"
                     + " read-only (default_transaction_read_only=on): every lock write is refused"), readOnly.both());
+        }
+    }
+
+    @Test
+    void postgresReportsTlsTheLoginRoleAndItsPrivilegesAgainstWhatALockClientNeeds() throws Exception {
+        io.locksmith.tck.server.TestCertificates certificates = io.locksmith.tck.server.TestCertificates.create("doctor-pg");
+        try (ServerProcess postgres = StoreServers.postgresWithTls(certificates)) {
+            // The objects made by a lock client of the harness's superuser; the application's role gets the grants of
+            // POSTGRES.md and logs in over TLS only (the harness's pg_hba.conf).
+            LockClient.open("postgres://" + StoreServers.POSTGRES_USER + "@127.0.0.1:" + postgres.port() + "/postgres")
+                    .close();
+            sql(postgres, "CREATE ROLE locker LOGIN PASSWORD 'Locker-pg-1'");
+            for (String grant : List.of("GRANT USAGE ON SCHEMA public TO locker",
+                    "GRANT SELECT, INSERT, UPDATE ON TABLE public.locksmith_locks TO locker",
+                    "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.locksmith_abandoned TO locker",
+                    "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.locksmith_registry TO locker",
+                    "GRANT USAGE ON SEQUENCE public.locksmith_fence TO locker")) {
+                sql(postgres, grant);
+            }
+            String base = "postgres://locker@127.0.0.1:" + postgres.port() + "/postgres?passwordEnv=LOCKCTL_TEST_PG_PASSWORD";
+            String verified = base + "&sslmode=verify-full&sslrootcert=" + certificates.caCert();
+
+            Run good = Run.lockctl("doctor", "--uri", verified, "--read-only", "--timeout", "5s");
+            assertEquals(ExitCode.OK, good.exitCode(), good.both());
+            assertTrue(good.out().contains("[OK  ] postgres TLS: on (TLSv1."), good.both());
+            assertTrue(good.out().contains("pg_stat_ssl), sslmode=verify-full: the server's certificate is checked against"
+                    + " sslrootcert=" + certificates.caCert() + ", host name included; no client certificate"), good.both());
+            assertTrue(good.out().contains("[OK  ] postgres role identity: role locker, password from the environment"
+                    + " variable LOCKCTL_TEST_PG_PASSWORD; not a superuser"), good.both());
+            assertTrue(good.out().contains("[OK  ] postgres privileges: role locker has exactly what a lock client needs"),
+                    good.both());
+            assertFalse(good.both().contains("Locker-pg-1"), good.both());
+
+            Run unverified = Run.lockctl("doctor", "--uri", base + "&sslmode=require", "--read-only", "--timeout", "5s");
+            assertTrue(unverified.out().contains("[WARN] postgres TLS: on (TLSv1."), unverified.both());
+            assertTrue(unverified.out().contains("sslmode=require: the server's certificate is not checked"),
+                    unverified.both());
+
+            sql(postgres, "GRANT DELETE ON TABLE public.locksmith_locks TO locker");
+            sql(postgres, "ALTER TABLE public.locksmith_registry OWNER TO locker");
+            Run excessive = Run.lockctl("doctor", "--uri", verified, "--read-only", "--timeout", "5s");
+            assertEquals(ExitCode.OK, excessive.exitCode(), excessive.both());
+            assertTrue(excessive.out().contains("[WARN] postgres privileges: role locker may take, renew and release"
+                    + " locks, and more: role locker owns public.locksmith_registry"), excessive.both());
+            assertTrue(excessive.out().contains("role locker has DELETE on table public.locksmith_locks"),
+                    excessive.both());
+
+            sql(postgres, "REVOKE UPDATE ON TABLE public.locksmith_locks FROM locker");
+            Run missing = Run.lockctl("doctor", "--uri", verified, "--read-only", "--timeout", "5s");
+            assertEquals(ExitCode.CHECK_FAILED, missing.exitCode(), missing.both());
+            assertTrue(missing.out().contains("[FAIL] postgres privileges: role locker lacks UPDATE on table"
+                    + " public.locksmith_locks: a lock client refuses to start with this role"), missing.both());
+            assertTrue(missing.out().contains("GRANT SELECT, INSERT, UPDATE ON TABLE public.locksmith_locks TO locker"),
+                    missing.both());
+        } finally {
+            ServerProcess.deleteRecursively(certificates.dir());
         }
     }
 
