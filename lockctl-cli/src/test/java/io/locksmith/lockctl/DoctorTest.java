@@ -83,6 +83,77 @@ class DoctorTest {
     }
 
     @Test
+    void redisReportsTlsTheUserAndItsAclAgainstWhatALockClientNeeds(@TempDir Path dir) throws Exception {
+        try (ServerProcess redis = Servers.redis(dir)) {
+            String node = "redis 127.0.0.1:" + redis.port() + " ";
+            Run open = Run.lockctl("doctor", "--uri", "redis://127.0.0.1:" + redis.port(), "--read-only");
+
+            assertEquals(ExitCode.OK, open.exitCode(), open.both());
+            assertTrue(open.out().contains("[WARN] " + node + "TLS: off (redis://)"), open.both());
+            assertTrue(open.out().contains("[WARN] " + node + "authentication: none: this URI is the default user"
+                    + " 'default' (ACL WHOAMI), which needs no password"), open.both());
+            assertTrue(open.out().contains("[WARN] " + node + "ACL: user 'default' may run what a lock client sends, and"
+                    + " more: FLUSHALL, FLUSHDB, CONFIG SET"), open.both());
+            assertTrue(open.out().contains("[OK  ] " + node + "protected-mode: yes: while the default user needs no"
+                    + " password"), open.both());
+        }
+
+        // TLS only, the default user off; the documented ACL (read from REDIS.md), one user with everything, one
+        // without PUBLISH.
+        io.locksmith.tck.server.TestCertificates certificates = io.locksmith.tck.server.TestCertificates.create("doctor-redis");
+        List<String> documented = documentedRedisAcl();
+        List<String> args = new java.util.ArrayList<>(List.of("--user", "default", "off", "--user", "locksmith", "on",
+                ">Acl-pw-1"));
+        args.addAll(documented);
+        args.addAll(List.of("--user", "wide", "on", ">Wide-pw-1", "~*", "&*", "+@all", "--user", "narrow", "on",
+                ">Narrow-pw-1"));
+        args.addAll(documented.stream().filter(rule -> !rule.equals("+publish")).toList());
+        try (ServerProcess redis = StoreServers.redisWithTls(certificates, args.toArray(String[]::new))) {
+            String node = "redis 127.0.0.1:" + redis.port() + " ";
+            String tls = "@127.0.0.1:" + redis.port() + "?trustStore=" + certificates.caCert();
+            Run limited = Run.lockctl("doctor", "--uri", "rediss://locksmith:Acl-pw-1" + tls, "--read-only");
+
+            assertEquals(ExitCode.OK, limited.exitCode(), limited.both());
+            assertTrue(limited.out().contains("[OK  ] " + node + "TLS: on (rediss://), the server's certificate checked"
+                    + " against trustStore=" + certificates.caCert() + ", host name included; no client certificate"),
+                    limited.both());
+            assertTrue(limited.out().contains("[OK  ] " + node + "authentication: logged in as 'locksmith'"),
+                    limited.both());
+            assertTrue(limited.out().contains("the server refuses clients without one"), limited.both());
+            assertTrue(limited.out().contains("[OK  ] " + node + "ACL: user 'locksmith' may run what a lock client sends"
+                    + " on ~locksmith:*, ~locksmith-registry:* and &locksmith:*, and none of FLUSHALL"), limited.both());
+
+            Run wide = Run.lockctl("doctor", "--uri", "rediss://wide:Wide-pw-1" + tls, "--read-only");
+            assertEquals(ExitCode.OK, wide.exitCode(), wide.both());
+            assertTrue(wide.out().contains("[OK  ] " + node + "authentication: logged in as 'wide' (ACL WHOAMI)"),
+                    wide.both());
+            assertTrue(wide.out().contains("[WARN] " + node + "ACL: user 'wide' may run what a lock client sends, and"
+                    + " more: FLUSHALL"), wide.both());
+            assertTrue(wide.out().contains("[OK  ] " + node + "TLS: on (rediss://)"), wide.both());
+            assertTrue(wide.out().contains("tls-auth-clients no"), wide.both());
+
+            Run narrow = Run.lockctl("doctor", "--uri", "rediss://narrow:Narrow-pw-1" + tls, "--read-only");
+            assertEquals(ExitCode.CHECK_FAILED, narrow.exitCode(), narrow.both());
+            assertTrue(narrow.out().contains("[FAIL] " + node + "ACL: user 'narrow' may not run what a lock client"
+                    + " sends: PUBLISH locksmith:"), narrow.both());
+
+            for (Run run : List.of(limited, wide, narrow)) {
+                assertFalse(run.both().contains("-pw-1"), run.both());
+            }
+        } finally {
+            ServerProcess.deleteRecursively(certificates.dir());
+        }
+    }
+
+    /** The rules of docs/REDIS.md's {@code ACL SETUSER locksmith} line after the password. */
+    private static List<String> documentedRedisAcl() throws java.io.IOException {
+        String prefix = "ACL SETUSER locksmith on >CHANGE-ME ";
+        String line = java.nio.file.Files.readAllLines(Path.of("..", "docs", "REDIS.md")).stream()
+                .filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
+        return List.of(line.substring(prefix.length()).strip().split("\\s+"));
+    }
+
+    @Test
     void redisReplicaFailsAndMasterWarnsAboutAsyncReplication(@TempDir Path dir) throws Exception {
         Path masterDir = dir.resolve("master");
         Path replicaDir = dir.resolve("replica");
@@ -135,6 +206,8 @@ class DoctorTest {
             assertTrue(run.out().contains("[FAIL] sentinel locks replicas: 0 of 0 replica(s) up, waitReplicas=1: no acquire"
                     + " or renewal can be acknowledged now"), run.both());
             assertTrue(run.out().contains("redis 127.0.0.1:" + master.port() + " maxmemory-policy"), run.both());
+            assertTrue(run.out().contains("[WARN] sentinel locks authentication: the Sentinel at 127.0.0.1:"
+                    + sentinel.port() + " answers a client without a password"), run.both());
 
             Run fencedOnly = Run.lockctl("doctor", "--uri", uri + "?waitReplicas=0&lease=1s", "--read-only");
 
