@@ -159,9 +159,14 @@ record RedisTls(Path trustStore, TrustManagerFactory trust, Path keyStore, KeyMa
                 // another algorithm
             }
         }
-        Collection<? extends Certificate> chain;
-        try (InputStream in = new java.io.ByteArrayInputStream(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
-            chain = CertificateFactory.getInstance("X.509").generateCertificates(in);
+        // The certificate blocks alone: the X.509 parser stops at the key block and rejects it.
+        List<Certificate> chain = new java.util.ArrayList<>();
+        java.util.regex.Matcher block = java.util.regex.Pattern
+                .compile("-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----").matcher(text);
+        CertificateFactory x509 = CertificateFactory.getInstance("X.509");
+        while (block.find()) {
+            chain.add(x509.generateCertificate(new java.io.ByteArrayInputStream(
+                    block.group().getBytes(java.nio.charset.StandardCharsets.US_ASCII))));
         }
         if (privateKey == null || chain.isEmpty()) {
             throw new LockConfigurationException("parameter '" + PARAM_KEY_STORE + "' of '" + uri + "' names '" + path
@@ -243,7 +248,29 @@ record RedisTls(Path trustStore, TrustManagerFactory trust, Path keyStore, KeyMa
                         failure);
             }
         }
+        if (closedAfterHandshake(failure)) {
+            // TLS 1.3: the client's handshake ends before the server has checked the client's certificate, so a refused
+            // (or missing) one shows only as the server closing the connection at the first command.
+            return new LockStoreException(failure.getMessage() + "; over TLS the server closed the connection or did"
+                    + " not answer: a server with tls-auth-clients yes does so when the client sends no certificate or one"
+                    + " from an authority it does not trust (" + describeClientCertificate() + ")", failure);
+        }
         return failure;
+    }
+
+    /**
+     * Whether {@code failure} looks like a connection the server closed or left unanswered after the handshake, not a
+     * refused connection (nothing listens) nor a refused password (the server answered).
+     */
+    private static boolean closedAfterHandshake(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            String message = String.valueOf(cause.getMessage());
+            if (cause instanceof java.net.ConnectException || message.contains("WRONGPASS") || message.contains("NOAUTH")
+                    || message.contains("NOPERM") || message.contains("Connection refused")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** For messages: the client certificate's file, or that none is sent. */
