@@ -237,7 +237,7 @@ final class PostgresSchema {
      * {@code TRUNCATE} on the lock table (a name keeps its row, so no lock client needs them: with them a role frees
      * every held lock at once and loses the names' fencing order), the sequence's {@code UPDATE} ({@code setval}: tokens
      * could go back), and {@code CREATE} on the schema. Objects that do not exist are left out; a superuser bypasses
-     * every check, so it is not asked here (see {@code PostgresClientSettings#superuser}).
+     * every check, so it is not asked here (doctor reports a superuser on its own).
      *
      * @throws SQLException if the database cannot be asked
      */

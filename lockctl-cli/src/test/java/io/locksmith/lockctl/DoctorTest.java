@@ -181,15 +181,16 @@ class DoctorTest {
     }
 
     @Test
-    void redlockWithOneOfTwoMastersDownHasNoQuorum(@TempDir Path dir) {
+    void redlockWithTwoOfThreeMastersDownHasNoQuorum(@TempDir Path dir) {
         try (ServerProcess redis = Servers.redis(dir)) {
-            Run run = Run.lockctl("doctor", "--uri", "redlock://127.0.0.1:" + redis.port() + ",127.0.0.1:1", "--read-only",
-                    "--timeout", "1s");
+            // Three masters: the URI is read as the backend reads it, and RedLock needs at least three.
+            Run run = Run.lockctl("doctor", "--uri", "redlock://127.0.0.1:" + redis.port() + ",127.0.0.1:1,127.0.0.1:2",
+                    "--read-only", "--timeout", "1s");
 
             assertEquals(ExitCode.CHECK_FAILED, run.exitCode(), run.both());
             assertTrue(run.out().contains("redis 127.0.0.1:" + redis.port() + " round trip"), run.both());
             assertTrue(run.out().contains("[FAIL] redis 127.0.0.1:1 reachable: cannot reach redis at 127.0.0.1:1"), run.both());
-            assertTrue(run.out().contains("[FAIL] redlock quorum: 1 of 2 masters reachable: no majority"), run.both());
+            assertTrue(run.out().contains("[FAIL] redlock quorum: 1 of 3 masters reachable: no majority"), run.both());
         }
     }
 
