@@ -125,7 +125,7 @@ final class RedisAcl {
         beyond.put("REPLICAOF", new Check("replicaof", "no", "one"));
         beyond.put("CLIENT KILL", new Check("client", "kill", "id", "1"));
         beyond.put("KEYS", new Check("keys", "*"));
-        beyond.put("DEL and SET on keys outside ~locksmith:*", new Check("del", "another-application:key"));
+        beyond.put("DEL on keys outside ~locksmith:*", new Check("del", "another-application:key"));
         beyond.put("PUBLISH outside &locksmith:*", new Check("publish", "another-application:channel", ""));
         return beyond;
     }

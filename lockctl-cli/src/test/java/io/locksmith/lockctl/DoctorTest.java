@@ -591,9 +591,11 @@ class DoctorTest {
     @Test
     void postgresReportsTlsTheLoginRoleAndItsPrivilegesAgainstWhatALockClientNeeds() throws Exception {
         io.locksmith.tck.server.TestCertificates certificates = io.locksmith.tck.server.TestCertificates.create("doctor-pg");
-        try (ServerProcess postgres = StoreServers.postgresWithTls(certificates)) {
+        io.locksmith.tck.server.TestCertificates.ClientCertificate client = certificates.clientCertificate("locker");
+        try (ServerProcess postgres = StoreServers.postgresWithMutualTls(certificates)) {
             // The objects made by a lock client of the harness's superuser; the application's role gets the grants of
-            // POSTGRES.md and logs in over TLS only (the harness's pg_hba.conf).
+            // POSTGRES.md and logs in over TLS only, with its password and a client certificate naming it (the
+            // harness's pg_hba.conf: clientcert=verify-full).
             LockClient.open("postgres://" + StoreServers.POSTGRES_USER + "@127.0.0.1:" + postgres.port() + "/postgres")
                     .close();
             sql(postgres, "CREATE ROLE locker LOGIN PASSWORD 'Locker-pg-1'");
@@ -604,14 +606,16 @@ class DoctorTest {
                     "GRANT USAGE ON SEQUENCE public.locksmith_fence TO locker")) {
                 sql(postgres, grant);
             }
-            String base = "postgres://locker@127.0.0.1:" + postgres.port() + "/postgres?passwordEnv=LOCKCTL_TEST_PG_PASSWORD";
+            String base = "postgres://locker@127.0.0.1:" + postgres.port() + "/postgres?passwordEnv=LOCKCTL_TEST_PG_PASSWORD"
+                    + "&sslcert=" + client.cert() + "&sslkey=" + client.key();
             String verified = base + "&sslmode=verify-full&sslrootcert=" + certificates.caCert();
 
             Run good = Run.lockctl("doctor", "--uri", verified, "--read-only", "--timeout", "5s");
             assertEquals(ExitCode.OK, good.exitCode(), good.both());
             assertTrue(good.out().contains("[OK  ] postgres TLS: on (TLSv1."), good.both());
             assertTrue(good.out().contains("pg_stat_ssl), sslmode=verify-full: the server's certificate is checked against"
-                    + " sslrootcert=" + certificates.caCert() + ", host name included; no client certificate"), good.both());
+                    + " sslrootcert=" + certificates.caCert() + ", host name included; client certificate /CN=locker"),
+                    good.both());
             assertTrue(good.out().contains("[OK  ] postgres role identity: role locker, password from the environment"
                     + " variable LOCKCTL_TEST_PG_PASSWORD; not a superuser"), good.both());
             assertTrue(good.out().contains("[OK  ] postgres privileges: role locker has exactly what a lock client needs"),
