@@ -36,6 +36,34 @@ final class RedisServer implements AutoCloseable {
         return new RedisServer(StoreServers.redisWithTls(certificates, extraArgs), trusting(certificates));
     }
 
+    /**
+     * A primary that speaks TLS only and requires a client certificate from the authority of {@code certificates}
+     * ({@code tls-auth-clients yes}); its test connections ({@link #jedis()}) send the one in {@code keyStore}.
+     */
+    static RedisServer startWithMutualTls(TestCertificates certificates, java.nio.file.Path keyStore) {
+        return new RedisServer(StoreServers.redisWithTls(certificates, "--tls-auth-clients", "yes"),
+                RedisTls.parse(io.locksmith.spi.LockUri.parse("rediss://127.0.0.1?trustStore=" + certificates.caCert()
+                        + "&keyStore=" + keyStore), true).socketFactory());
+    }
+
+    /**
+     * A client certificate of {@code certificates}' authority for {@code commonName}, with its key, in one PEM file
+     * (what {@code keyStore=} takes), readable by its owner only.
+     */
+    static java.nio.file.Path clientKeyStore(TestCertificates certificates, String commonName) {
+        TestCertificates.ClientCertificate client = certificates.clientCertificate(commonName);
+        java.nio.file.Path pem = certificates.dir().resolve("client-" + commonName + ".pem");
+        try {
+            java.nio.file.Files.writeString(pem, java.nio.file.Files.readString(client.cert())
+                    + java.nio.file.Files.readString(client.key()));
+            java.nio.file.Files.setPosixFilePermissions(pem,
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot write " + pem, e);
+        }
+        return pem;
+    }
+
     /** A replica of {@code primary}, both TLS only, replicating over TLS. */
     static RedisServer replicaOfWithTls(RedisServer primary, TestCertificates certificates) {
         return startWithTls(certificates, "--replicaof", "127.0.0.1", Integer.toString(primary.port()));
