@@ -118,8 +118,9 @@ final class LatencyProxy implements AutoCloseable {
                 }
                 sockets.add(client);
                 sockets.add(server);
-                line(client, server, requestDelay, "request");
-                line(server, client, replyDelay, "reply");
+                java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger(2);
+                line(client, server, requestDelay, "request", open);
+                line(server, client, replyDelay, "reply", open);
             } catch (IOException e) {
                 if (!closed) {
                     System.err.println("latency proxy: " + e);
@@ -132,7 +133,13 @@ final class LatencyProxy implements AutoCloseable {
     private record Chunk(long arrivedAt, byte[] bytes) {
     }
 
-    private void line(Socket from, Socket to, Histogram delays, String direction) {
+    /**
+     * One direction of a connection. A sender's close ends its direction only (the other side may still answer, as
+     * over a half-closed TCP connection); both sockets close when both directions ended ({@code open} counts them),
+     * or at once on an error.
+     */
+    private void line(Socket from, Socket to, Histogram delays, String direction,
+                      java.util.concurrent.atomic.AtomicInteger open) {
         BlockingQueue<Chunk> inFlight = new LinkedBlockingQueue<>();
         Thread reader = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
@@ -162,6 +169,9 @@ final class LatencyProxy implements AutoCloseable {
                     delays.recordValue(Math.min(System.nanoTime() - chunk.arrivedAt(), delays.getHighestTrackableValue()));
                 }
                 to.shutdownOutput(); // the sender closed its side: pass the FIN on, late like the data
+                if (open.decrementAndGet() > 0) {
+                    return; // the other direction still runs
+                }
             } catch (IOException | InterruptedException e) {
                 // the other side went: close both
             }
