@@ -85,6 +85,12 @@ final class EtcdLockProvider implements LockProvider {
     private final SharedLeases leases;
     private final QueueWatches watches;
     private final KeySlots slots = new KeySlots();
+    /**
+     * The key each waiting owner wrote in its current wait (key, create revision, lease), until the wait ends: its
+     * later attempts only read (a read-only transaction is no raft proposal, so no WAL write and fsync), where a
+     * repeated put-if-absent transaction would be proposed and committed even when its compare fails.
+     */
+    private final Map<String, KeyHandle> waitingKeys = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile long minimumTtlSeconds = 1;
     private final String clientId;
 
@@ -183,6 +189,7 @@ final class EtcdLockProvider implements LockProvider {
                 && watches.knownFirst(name, owner.id(), place.ownRevision, lease.id)) {
             // The queue watch saw every key ahead of ours deleted: ours is the oldest, the lock is ours, with no
             // further request (the key, its create revision and its lease are what our last transaction found).
+            waitingKeys.remove(owner.id());
             watches.forget(owner.id());
             return Optional.of(grant(request, lease, key, place.ownRevision, sentAt));
         }
@@ -190,19 +197,31 @@ final class EtcdLockProvider implements LockProvider {
         // transaction, so that a grant is good for its whole TTL from now, at no extra round trip.
         CompletableFuture<Void> refresh = lease.guaranteedUntil() - sentAt < request.ttl().toNanos() * 9 / 10
                 ? leases.refresh(lease) : null;
-        TxnResponse answer = Calls.await(members, () -> kv.txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, value(owner.holder()), PutOption.builder().withLeaseId(lease.id).build()),
-                        Op.get(key, GetOption.DEFAULT),
-                        Op.get(directory, HEAD))
-                .Else(Op.get(key, GetOption.DEFAULT),
-                        Op.get(directory, HEAD))
-                .commit(), settings.timeout(), store, name, "acquire");
+        // A waiter's later attempt, with the key it wrote in this wait: etcd proposes every transaction that holds a
+        // write to raft (a WAL write and fsync per commit), even one whose compare fails and that only reads, so such
+        // an attempt reads its key and the queue's head in a read-only transaction instead. What it learns is what the
+        // put-if-absent's failed branch would have read.
+        KeyHandle written = request.willWait() ? waitingKeys.get(owner.id()) : null;
+        boolean rereading = written != null && written.key().equals(key) && written.leaseId() == lease.id;
+        TxnResponse answer = rereading
+                ? Calls.await(members, () -> kv.txn()
+                        .Then(Op.get(key, GetOption.DEFAULT), Op.get(directory, HEAD))
+                        .commit(), settings.timeout(), store, name, "acquire")
+                : Calls.await(members, () -> kv.txn()
+                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(Op.put(key, value(owner.holder()), PutOption.builder().withLeaseId(lease.id).build()),
+                                Op.get(key, GetOption.DEFAULT),
+                                Op.get(directory, HEAD))
+                        .Else(Op.get(key, GetOption.DEFAULT),
+                                Op.get(directory, HEAD))
+                        .commit(), settings.timeout(), store, name, "acquire");
         List<GetResponse> reads = answer.getGetResponses();
         KeyValue own = first(reads.get(0));
         KeyValue head = first(reads.get(1));
-        if (own == null || own.getLease() != lease.id) {
+        if (own == null || own.getLease() != lease.id
+                || (rereading && own.getCreateRevision() != written.createRevision())) {
             // Our waiting key went with a lease we have lost: start again at the back of the queue.
+            waitingKeys.remove(owner.id());
             deleteKey(key, name);
             watches.forget(owner.id());
             if (request.willWait()) {
@@ -213,10 +232,11 @@ final class EtcdLockProvider implements LockProvider {
             return Optional.empty();
         }
         long revision = own.getCreateRevision();
-        if (!answer.isSucceeded() && !own.getValue().equals(value(owner.holder()))) {
+        if (!rereading && !answer.isSucceeded() && !own.getValue().equals(value(owner.holder()))) {
             adopt(key, revision, owner, lease, name);
         }
         if (head != null && head.getCreateRevision() == revision) {
+            waitingKeys.remove(owner.id());
             watches.forget(owner.id());
             awaitQuietly(refresh);
             return Optional.of(grant(request, lease, key, revision, sentAt));
@@ -227,6 +247,7 @@ final class EtcdLockProvider implements LockProvider {
             slots.free(name, owner.id());
             return Optional.empty();
         }
+        waitingKeys.put(owner.id(), new KeyHandle(key, revision, lease.id));
         if (watches.isSubscribed(name)) {
             boolean first = watches.take(name, owner.id(), key, revision, lease.id, () -> keysAhead(name, revision),
                     CallDeadline.remainingNanos(settings.timeout().toNanos()));
@@ -298,6 +319,7 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public void cancel(String name, Owner owner) {
+        waitingKeys.remove(owner.id());
         watches.forget(owner.id());
         CallDeadline.runWithin(settings.timeout(), () -> deleteOwnersKey(name, owner));
     }
@@ -373,6 +395,7 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public void releaseAmbiguous(String name, Owner owner) {
+        waitingKeys.remove(owner.id());
         watches.forget(owner.id());
         CallDeadline.runWithin(settings.timeout(), () -> deleteOwnersKey(name, owner));
     }

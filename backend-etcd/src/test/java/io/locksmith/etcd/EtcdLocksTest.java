@@ -504,6 +504,59 @@ class EtcdLocksTest {
         }
     }
 
+    /**
+     * etcd commits every transaction that holds a put through Raft (a WAL write and fsync), even when its compare fails
+     * and it only reads: a waiter's later attempts in one wait, with the key it already wrote, must only read.
+     */
+    @Test
+    void aWaitersLaterAttemptsReadWithoutARaftCommit(TestInfo test) throws Exception {
+        String name = unique(test);
+        try (EtcdLockProvider holderSide = provider("holder"); EtcdLockProvider waiterSide = provider("waiter")) {
+            Owner holder = new Owner("reads:holder", new HolderIdentity("holder", "test", "holder", 1, null));
+            Owner waiter = new Owner("reads:waiter", new HolderIdentity("waiter", "test", "waiter", 2, null));
+            Grant held = holderSide.tryAcquire(new AcquireRequest(name, holder, Duration.ofSeconds(5), false))
+                    .orElseThrow();
+            assertTrue(waiterSide.tryAcquire(new AcquireRequest(name, waiter, Duration.ofSeconds(5), true)).isEmpty());
+            int attempts = 5;
+            long before = proposalsCommitted();
+            for (int i = 0; i < attempts; i++) {
+                assertTrue(waiterSide.tryAcquire(new AcquireRequest(name, waiter, Duration.ofSeconds(5), true))
+                        .isEmpty());
+            }
+            long proposals = proposalsCommitted() - before;
+            assertTrue(proposals < attempts, proposals + " Raft commits for " + attempts + " attempts of a waiter"
+                    + " that had its key: each repeated the put-if-absent transaction");
+            assertEquals(2, keysOf(name).size());
+
+            assertTrue(holderSide.release(held));
+            AtomicReference<Grant> granted = new AtomicReference<>();
+            await("the waiter's grant from a read").atMost(Duration.ofSeconds(10)).until(() -> {
+                waiterSide.tryAcquire(new AcquireRequest(name, waiter, Duration.ofSeconds(5), true))
+                        .ifPresent(granted::set);
+                return granted.get() != null;
+            });
+            assertTrue(((KeyHandle) granted.get().handle()).createRevision() > ((KeyHandle) held.handle())
+                    .createRevision(), "the waiter's token is not above the holder's");
+            assertTrue(waiterSide.release(granted.get()));
+            assertEquals(List.of(), keysOf(name));
+        }
+    }
+
+    /** etcd's count of Raft proposals committed ({@code /metrics}). */
+    private static long proposalsCommitted() throws Exception {
+        String metrics;
+        try (java.io.InputStream in = java.net.URI.create("http://127.0.0.1:" + etcd.members().get(0).port()
+                + "/metrics").toURL().openStream()) {
+            metrics = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith("etcd_server_proposals_committed_total ")) {
+                return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        throw new AssertionError("etcd's /metrics has no etcd_server_proposals_committed_total");
+    }
+
     private static EtcdLockProvider provider(String clientName) {
         return (EtcdLockProvider) new EtcdLockProviderFactory().create(LockUri.parse(etcd.uri("")),
                 new ProviderContext(clientName, (grant, reason, cause) -> { }));

@@ -75,7 +75,12 @@ public final class BenchMain {
                 + (jvmArguments.isEmpty() ? "" : ", " + jvmArguments));
         environment.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch"));
-        environment.put("network", "loopback (127.0.0.1); every server in its own process on this machine");
+        environment.put("network", options.networkDelay().isZero()
+                ? "loopback (127.0.0.1); every server in its own process on this machine"
+                : String.format(Locale.ROOT, "%d µs each way (--network-delay): every client, the round trips included,"
+                        + " reaches each server through one delaying proxy on loopback (LatencyProxy; its measured delay"
+                        + " per chunk is in the round-trip table); every server in its own process on this machine",
+                        options.networkDelay().toNanos() / 1_000));
         environment.put("locksmith backends", backends());
         environment.put("load before (1/5/15 min)", loadAverage());
         Path workDir = Files.createTempDirectory(Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")
@@ -105,7 +110,7 @@ public final class BenchMain {
                     hot.virtualThreads())
                     : "; " + hot.virtualThreads() + " virtual threads not run: " + VirtualThreads.unavailableReason()));
         }
-        try (BenchServers servers = new BenchServers(workDir)) {
+        try (BenchServers servers = new BenchServers(workDir, options.networkDelay())) {
             for (Store store : options.stores()) {
                 log("== " + store.title());
                 if (!servers.start(store)) {
@@ -137,12 +142,23 @@ public final class BenchMain {
                             log("   round trip failed: " + e);
                         }
                     }
+                    LatencyProxy network = servers.network(store);
+                    if (network != null) {
+                        network.resetRecorded(); // the proxy's delays of this run's scenarios, not of its round trips
+                    }
                     for (Scenario scenario : options.scenarios()) {
                         for (Subjects.Entry entry : subjects.of(store, scenario)) {
                             if (options.includes(entry)) {
                                 results.add(runOne(scenario, entry, scenarios, hotLock, primitives, servers, store));
                             }
                         }
+                    }
+                    if (network != null) {
+                        RoundTrips.proxyDelays(network).forEach((kind, delay) -> {
+                            results.add(Result.roundTrip(store, kind, delay));
+                            log(String.format(Locale.ROOT, "   %s p50 %.1f µs p99 %.1f µs", kind, delay.get("p50_us"),
+                                    delay.get("p99_us")));
+                        });
                     }
                 }
             }

@@ -17,12 +17,12 @@ import java.util.Set;
  *     [--contended-hold 1ms] [--contended-think 20ms] [--renewal-hold 60s] [--renewal-lease 30s]
  *     [--renewal-locks 10000] [--hot-waiters 8,100,1000] [--hot-virtual 10000] [--hot-measure 10s]
  *     [--hot-wait 10s] [--hot-hold 1ms] [--failover-rounds 10] [--crash-rounds 5] [--out bench/results]
- *     [--update-doc docs/PERFORMANCE.md]
+ *     [--update-doc docs/PERFORMANCE.md] [--network-delay 100us]
  * </pre>
  */
 record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Scenario> scenarios, String only,
                     Path out, Path updateDoc, String commandLine, int runs, HotLock.Settings hotLock,
-                    PrimitiveScenarios.Settings primitives) {
+                    PrimitiveScenarios.Settings primitives, Duration networkDelay) {
 
     static final String USAGE = """
             usage: java -jar bench/target/locksmith-bench.jar [options]
@@ -54,6 +54,9 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                                          (default bench/results)
               --update-doc FILE          also put the results between the results markers of FILE
                                          (docs/PERFORMANCE.md)
+              --network-delay D          every client (Locksmith, the peers, the round trips) reaches each server
+                                         through one delaying proxy that adds D each way, e.g. 100us (a 0.2 ms
+                                         round trip, as in a data centre); default none: loopback
             or:    java -jar bench/target/locksmith-bench.jar --charts-from RESULTS.json [...]
                                          redraw the charts of results files next to them; runs nothing
             """;
@@ -80,6 +83,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         Duration hotHold = null;
         Integer failoverRounds = null;
         Integer crashRounds = null;
+        Duration networkDelay = Duration.ZERO;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -104,6 +108,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 case "--crash-rounds" -> crashRounds = nonNegativeInt(value(args, ++i, arg), arg);
                 case "--out" -> out = Path.of(value(args, ++i, arg));
                 case "--update-doc" -> updateDoc = Path.of(value(args, ++i, arg));
+                case "--network-delay" -> networkDelay = durationOrZero(value(args, ++i, arg), arg);
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'\n" + USAGE);
             }
         }
@@ -129,7 +134,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         PrimitiveScenarios.Settings primitives = PrimitiveScenarios.Settings.of(config,
                 failoverRounds != null ? failoverRounds : quick ? 5 : 10, crashRounds != null ? crashRounds : quick ? 3 : 5);
         return new BenchOptions(config, quick, stores, scenarios, only, out, updateDoc, String.join(" ", args),
-                runs, hotLock, primitives);
+                runs, hotLock, primitives, networkDelay);
     }
 
     /** Whether a subject runs: every baseline does, others only if they match {@code --only}. */
@@ -191,7 +196,9 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         String t = text.strip().toLowerCase(Locale.ROOT);
         try {
             Duration d;
-            if (t.endsWith("ms")) {
+            if (t.endsWith("us") || t.endsWith("µs")) {
+                d = Duration.ofNanos(1_000 * Long.parseLong(t.substring(0, t.length() - 2)));
+            } else if (t.endsWith("ms")) {
                 d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
             } else if (t.endsWith("s")) {
                 d = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
@@ -205,13 +212,14 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
             }
             return d;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " takes a duration such as 500ms, 20s or 1m, was '" + text + "'", e);
+            throw new IllegalArgumentException(option + " takes a duration such as 100us, 500ms, 20s or 1m, was '" + text
+                    + "'", e);
         }
     }
 
     /** A duration as {@link #duration} takes it, or zero ({@code 0ms}, {@code 0s}, {@code 0}). */
     static Duration durationOrZero(String text, String option) {
-        return text.strip().matches("0+(ms|s|m)?") ? Duration.ZERO : duration(text, option);
+        return text.strip().matches("0+(us|µs|ms|s|m)?") ? Duration.ZERO : duration(text, option);
     }
 
     private static List<Integer> counts(String list, String option) {

@@ -45,9 +45,18 @@ final class BenchServers implements AutoCloseable {
     /** Every process of the Sentinel group, primary first. */
     private final List<ServerProcess> sentinelGroup = new ArrayList<>();
     static final String SENTINEL_MASTER = "bench";
+    /** One-way delay of the network clients cross ({@code --network-delay}); zero: loopback, no proxy. */
+    private final Duration networkDelay;
+    /** The delaying proxy in front of each server, when {@link #networkDelay} is not zero. */
+    private final Map<Store, LatencyProxy> networks = new EnumMap<>(Store.class);
 
     BenchServers(Path workDir) {
+        this(workDir, Duration.ZERO);
+    }
+
+    BenchServers(Path workDir, Duration networkDelay) {
         this.workDir = workDir;
+        this.networkDelay = networkDelay;
     }
 
     /** Starts the server of {@code store}; a failure is recorded and the store skipped, not fatal. */
@@ -63,6 +72,13 @@ final class BenchServers implements AutoCloseable {
             };
             if (server != null) {
                 servers.put(store, server);
+                if (!networkDelay.isZero()) {
+                    if (store == Store.SENTINEL) {
+                        // The Sentinel hands out the primary's own address, so clients would bypass a proxy.
+                        throw new IllegalStateException("--network-delay is not supported for the Sentinel group");
+                    }
+                    networks.put(store, LatencyProxy.start(server.port(), networkDelay));
+                }
             }
             return true;
         } catch (RuntimeException e) {
@@ -75,7 +91,22 @@ final class BenchServers implements AutoCloseable {
         return problems;
     }
 
+    /**
+     * The port clients of {@code store} connect to: the server's, or with {@code --network-delay} the delaying proxy's
+     * in front of it, so every contender and the round trips cross the same network.
+     */
     int port(Store store) {
+        LatencyProxy network = networks.get(store);
+        return network != null ? network.port() : serverPort(store);
+    }
+
+    /** The delaying proxy in front of {@code store}'s server, or null on loopback. */
+    LatencyProxy network(Store store) {
+        return networks.get(store);
+    }
+
+    /** The server's own port: the bench's own questions (versions, counters, flushes) skip the delaying proxy. */
+    int serverPort(Store store) {
         ServerProcess server = servers.get(store);
         if (server == null) {
             throw new IllegalStateException(store.title() + " server is not running");
@@ -210,7 +241,7 @@ final class BenchServers implements AutoCloseable {
     String version(Store store) {
         return switch (store) {
             case REDIS -> {
-                try (Jedis jedis = new Jedis("127.0.0.1", port(Store.REDIS))) {
+                try (Jedis jedis = new Jedis("127.0.0.1", serverPort(Store.REDIS))) {
                     yield "redis-server " + infoField(jedis.info("server"), "redis_version");
                 }
             }
@@ -239,7 +270,7 @@ final class BenchServers implements AutoCloseable {
 
     private String postgresQuery(String sql) {
         try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:"
-                + port(Store.POSTGRES) + "/postgres", io.locksmith.tck.server.StoreServers.POSTGRES_USER, "");
+                + serverPort(Store.POSTGRES) + "/postgres", io.locksmith.tck.server.StoreServers.POSTGRES_USER, "");
              Statement statement = connection.createStatement();
              ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
@@ -251,7 +282,7 @@ final class BenchServers implements AutoCloseable {
 
     /** Clears the Redis keyspace between subjects, so one subject's leftovers cannot slow another. */
     void flushRedis(Store store) {
-        try (Jedis jedis = new Jedis("127.0.0.1", store == Store.SENTINEL ? sentinelPrimaryPort() : port(Store.REDIS))) {
+        try (Jedis jedis = new Jedis("127.0.0.1", store == Store.SENTINEL ? sentinelPrimaryPort() : serverPort(Store.REDIS))) {
             jedis.flushAll();
         }
     }
@@ -283,7 +314,7 @@ final class BenchServers implements AutoCloseable {
     private String http(String path) {
         try {
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port(Store.ETCD) + path))
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + serverPort(Store.ETCD) + path))
                     .timeout(Duration.ofSeconds(10)).build();
             return http.send(request, HttpResponse.BodyHandlers.ofString()).body();
         } catch (IOException e) {
@@ -297,7 +328,7 @@ final class BenchServers implements AutoCloseable {
     private Map<String, String> fourLetterWord(String word) {
         Map<String, String> fields = new java.util.LinkedHashMap<>();
         try {
-            for (String line : fourLetterWord(port(Store.ZOOKEEPER), word, 10_000).split("\n")) {
+            for (String line : fourLetterWord(serverPort(Store.ZOOKEEPER), word, 10_000).split("\n")) {
                 String[] parts = line.split("\t", 2);
                 if (parts.length == 2) {
                     fields.put(parts[0], parts[1].strip());
@@ -356,6 +387,8 @@ final class BenchServers implements AutoCloseable {
         if (redisCounter != null) {
             redisCounter.close();
         }
+        networks.values().forEach(LatencyProxy::close);
+        networks.clear();
         servers.values().forEach(ServerProcess::close);
         servers.clear();
         for (int i = sentinelGroup.size() - 1; i >= 0; i--) {

@@ -34,6 +34,11 @@ final class RoundTrips {
     static final String WRITE = "write round trip";
     static final String WRITE_WAIT = "write + WAIT 1 replica round trip";
     static final String IDLE_WRITE = "write round trip after 1 ms idle";
+    /** With {@code --network-delay}: the read round trip to the server's own port, the proxy left out. */
+    static final String DIRECT_READ = "read round trip without the delaying proxy";
+    /** With {@code --network-delay}: how long each chunk spent in the delaying proxy, each direction. */
+    static final String PROXY_REQUEST = "delaying proxy: a request chunk's time in it (one way)";
+    static final String PROXY_REPLY = "delaying proxy: a reply chunk's time in it (one way)";
     private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private RoundTrips() {
@@ -42,7 +47,35 @@ final class RoundTrips {
     /** Both round trips of a store, read first. */
     static Map<String, Map<String, Double>> measure(Store store, BenchServers servers, Scenarios scenarios)
             throws Exception {
-        int port = servers.port(store);
+        Map<String, Map<String, Double>> trips = measure(store, servers, servers.port(store), scenarios);
+        if (servers.network(store) != null) {
+            trips.put(DIRECT_READ, measure(store, servers, servers.serverPort(store), scenarios).get(READ));
+        }
+        return trips;
+    }
+
+    /**
+     * With {@code --network-delay}: each direction's time in the delaying proxy per chunk since the last call, as
+     * round-trip rows of the results (p50, p99, max in µs), so the run states the delay its figures were measured with.
+     */
+    static Map<String, Map<String, Double>> proxyDelays(LatencyProxy network) {
+        Map<String, Double> all = network.delayed();
+        network.resetRecorded();
+        Map<String, Map<String, Double>> rows = new LinkedHashMap<>();
+        for (String direction : new String[] {"request_", "reply_"}) {
+            Map<String, Double> row = new LinkedHashMap<>();
+            all.forEach((key, value) -> {
+                if (key.startsWith(direction)) {
+                    row.put(key.substring(direction.length()), value);
+                }
+            });
+            rows.put(direction.equals("request_") ? PROXY_REQUEST : PROXY_REPLY, row);
+        }
+        return rows;
+    }
+
+    private static Map<String, Map<String, Double>> measure(Store store, BenchServers servers, int port,
+                                                            Scenarios scenarios) throws Exception {
         Map<String, Map<String, Double>> trips = new LinkedHashMap<>();
         switch (store) {
             case REDIS -> {

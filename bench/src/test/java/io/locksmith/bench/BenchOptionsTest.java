@@ -73,6 +73,17 @@ class BenchOptionsTest {
     }
 
     @Test
+    void theNetworkDelayIsLoopbackUnlessGivenInMicrosecondsOrMilliseconds() {
+        assertEquals(Duration.ZERO, BenchOptions.parse().networkDelay());
+        assertEquals(Duration.ofNanos(100_000), BenchOptions.parse("--network-delay", "100us").networkDelay());
+        assertEquals(Duration.ofNanos(100_000), BenchOptions.parse("--network-delay", "100µs").networkDelay());
+        assertEquals(Duration.ofMillis(1), BenchOptions.parse("--network-delay", "1ms").networkDelay());
+        assertEquals(Duration.ZERO, BenchOptions.parse("--network-delay", "0us").networkDelay());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--network-delay", "0.1ms"))
+                .getMessage().contains("--network-delay takes a duration such as 100us"));
+    }
+
+    @Test
     void badOptionsAreNamed() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse("--fast"))
                 .getMessage().contains("unknown option '--fast'"));
