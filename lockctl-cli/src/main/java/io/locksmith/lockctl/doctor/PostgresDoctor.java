@@ -51,6 +51,7 @@ final class PostgresDoctor implements StoreDoctor {
                 properties.setProperty("password", info.substring(colon + 1));
             }
         });
+        io.locksmith.spi.PasswordFile.of(uri).ifPresent(file -> properties.setProperty("password", file.read()));
         List<Finding> findings = new ArrayList<>();
         long start = System.nanoTime();
         try (Connection connection = DriverManager.getConnection(url, properties)) {

@@ -40,9 +40,12 @@ final class RedisDoctor implements StoreDoctor {
 
     @Override
     public List<Finding> examine(LockUri uri, Duration timeout) {
-        String password = uri.userInfo().map(info -> info.contains(":") ? info.substring(info.indexOf(':') + 1) : info)
-                .orElse(null);
-        String user = uri.userInfo().filter(info -> info.contains(":") && info.indexOf(':') > 0)
+        java.util.Optional<io.locksmith.spi.PasswordFile> file = io.locksmith.spi.PasswordFile.of(uri);
+        // With passwordFile the user info is the user alone, as the Redis backend reads it.
+        String password = file.isPresent() ? file.get().read() : uri.userInfo()
+                .map(info -> info.contains(":") ? info.substring(info.indexOf(':') + 1) : info).orElse(null);
+        String user = file.isPresent() ? uri.userInfo().orElse(null) : uri.userInfo()
+                .filter(info -> info.contains(":") && info.indexOf(':') > 0)
                 .map(info -> info.substring(0, info.indexOf(':'))).orElse(null);
         boolean ssl = uri.scheme().startsWith("rediss") || uri.parameter("ssl").map(Boolean::parseBoolean).orElse(false);
         DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
