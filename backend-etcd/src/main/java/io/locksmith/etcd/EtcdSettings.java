@@ -92,8 +92,8 @@ record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Opt
                     + " passwordFile=/path");
         }
         if (user.isEmpty() && password.isPresent()) {
-            throw new LockConfigurationException("'" + uri + "' has a password but no user; write"
-                    + " etcd://user:password@host:2379" + (passwordFile.isPresent() ? "?passwordFile=..." : ""));
+            throw new LockConfigurationException("'" + uri + "' has a password but no user; write " + (passwordFile
+                    .isPresent() ? "etcd://user@host:2379?passwordFile=..." : "etcd://user:password@host:2379"));
         }
         Optional<Path> trustStore = file(uri, PARAM_TRUST_STORE, tls);
         Optional<Path> clientCert = file(uri, PARAM_CLIENT_CERT, tls);
