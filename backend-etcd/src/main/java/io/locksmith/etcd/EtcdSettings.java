@@ -15,8 +15,8 @@ import java.util.stream.Collectors;
 /**
  * The settings of an {@code etcd://} or {@code etcds://} (TLS) URI, validated:
  * {@code etcd[s]://[user:password@]host[:port][,host[:port]...][?prefix=/locks/&timeout=5s&passwordEnv=NAME
- * &passwordFile=/path&trustStore=/path/ca.pem&clientCert=/path/client.pem&clientKey=/path/client.key]}. Grammar and meaning:
- * {@code docs/ETCD.md}.
+ * &passwordFile=/path&trustStore=/path/ca.pem&clientCert=/path/client.pem&clientKey=/path/client.key]}. Grammar and
+ * meaning: {@code docs/ETCD.md}.
  *
  * @param endpoints  the members, as {@code http://host:port} or {@code https://host:port}
  * @param prefix     the key prefix every lock key starts with; ends with {@code /}
@@ -31,8 +31,8 @@ import java.util.stream.Collectors;
  * @param clientKey  its private key (PKCS#8 PEM)
  */
 record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Optional<String> user,
-                    Optional<String> password, Optional<PasswordFile> passwordFile, boolean tls, Optional<Path> trustStore, Optional<Path> clientCert,
-                    Optional<Path> clientKey) {
+                    Optional<String> password, Optional<PasswordFile> passwordFile, boolean tls,
+                    Optional<Path> trustStore, Optional<Path> clientCert, Optional<Path> clientKey) {
 
     static final int DEFAULT_PORT = 2379;
     static final String DEFAULT_PREFIX = "/locksmith/";
@@ -102,7 +102,8 @@ record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Opt
             throw new LockConfigurationException("'" + uri + "' has only one of 'clientCert' and 'clientKey'; mutual"
                     + " TLS needs both: the client's certificate and its private key (PKCS#8 PEM)");
         }
-        return new EtcdSettings(endpoints, prefix, timeout, user, password, passwordFile, tls, trustStore, clientCert, clientKey);
+        return new EtcdSettings(endpoints, prefix, timeout, user, password, passwordFile, tls, trustStore, clientCert,
+                clientKey);
     }
 
     /** The URI's password, or the value of the environment variable {@code passwordEnv} names; never both. */

@@ -79,7 +79,8 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
             // 28P01 invalid password, 28000 invalid authorization (no pg_hba.conf entry, e.g. TLS required)
             return store + " refused the login" + settings.user().map(user -> " of role '" + user + "'").orElse("")
                     + " (SQLSTATE " + sql.getSQLState() + "): " + message + ". Check the password (from "
-                    + settings.passwordSource() + ") and the server's pg_hba.conf (a hostssl line needs sslmode=require or stronger)";
+                    + settings.passwordSource() + ") and the server's pg_hba.conf (a hostssl line needs sslmode=require"
+                    + " or stronger)";
         }
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof javax.net.ssl.SSLException || cause instanceof java.security.cert.CertificateException) {

@@ -36,9 +36,9 @@ import java.util.stream.Collectors;
  * @param sslRootCert   the PEM file of the authorities the server's certificate must come from, if given
  */
 record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<String> user,
-                        Optional<String> password, Optional<PasswordFile> passwordFile, String schema, int poolSize, Duration timeout,
-                        Duration connectTimeout, boolean createSchema, Duration cleanup, boolean allowAsyncStandby,
-                        Optional<String> sslMode, Optional<String> sslRootCert) {
+                        Optional<String> password, Optional<PasswordFile> passwordFile, String schema, int poolSize,
+                        Duration timeout, Duration connectTimeout, boolean createSchema, Duration cleanup,
+                        boolean allowAsyncStandby, Optional<String> sslMode, Optional<String> sslRootCert) {
 
     static final int DEFAULT_PORT = 5432;
     static final String DEFAULT_SCHEMA = "public";
@@ -133,8 +133,8 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
                         + sslRootCert.get() + "', which is not a readable file");
             }
         }
-        return new PostgresSettings(hosts, database, user, password, passwordFile, schema, poolSize, timeout, connectTimeout,
-                createSchema, cleanup, allowAsyncStandby, sslMode, sslRootCert);
+        return new PostgresSettings(hosts, database, user, password, passwordFile, schema, poolSize, timeout,
+                connectTimeout, createSchema, cleanup, allowAsyncStandby, sslMode, sslRootCert);
     }
 
     /** The password now: {@code passwordFile}'s current content, or the one given at open. */
