@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -32,15 +31,6 @@ public final class PasswordFile {
 
     private PasswordFile(Path path) {
         this.path = path;
-    }
-
-    /**
-     * A password file at {@code path}, for a programmatic configuration; {@link #read()} checks it.
-     *
-     * @throws NullPointerException if {@code path} is null
-     */
-    public static PasswordFile at(Path path) {
-        return new PasswordFile(Objects.requireNonNull(path, "path cannot be null"));
     }
 
     /**
