@@ -3,8 +3,9 @@
 # Jedis single-node kit of backend-redis (JedisLockTckTest), the virtual-thread workload
 # (integration-tests VirtualThreadsWorkloadTest, which skips itself on Java 17), and every test of locksmith-reactor
 # and locksmith-kotlin when those modules are in the build. The code is compiled once, for Java 17, by the first pass
-# (scripts/test-all.sh runs "./mvnw install" before this): this pass only runs surefire:test on the classes that pass
-# compiled, against the artifacts it installed, so it compiles nothing and downloads only what surefire needs.
+# (scripts/test-all.sh runs "./mvnw install" in its step 1, then this script as one of its step 2 jobs): this pass
+# only runs surefire:test on the classes that pass compiled, against the artifacts it installed, so it compiles
+# nothing and downloads only what surefire needs.
 # Fails if a test fails, if a JDK 25 is missing, or if a test report shows another Java than 25.
 #
 # Alone, after an install of the same commit: bash scripts/test-java25.sh [maven options]
@@ -44,26 +45,28 @@ for module in locksmith-reactor locksmith-kotlin; do
   fi
 done
 
-# The first pass's reports move aside, so that every report read below is this pass's own.
+# This pass's reports go to target/surefire-reports-java25 (the pom's locksmith.test.reports), so that it can run
+# while the Java 17 pass tests the same modules (scripts/test-all.sh runs it as one of its jobs), and so that every
+# report read below is this pass's own.
+reports_dir=surefire-reports-java25
 for module in "${whole_modules[@]}" "${some_modules[@]}"; do
-  if [ -d "${module}/target/surefire-reports" ]; then
-    rm -rf "${module}/target/surefire-reports-java17"
-    mv "${module}/target/surefire-reports" "${module}/target/surefire-reports-java17"
-  fi
+  rm -rf "${module}/target/${reports_dir}"
 done
 
 start=$(date +%s)
 echo "== Java 25 pass on ${java25_home} ($("${java25_home}/bin/java" -version 2>&1 | head -1))"
 export JAVA_HOME="${java25_home}"
 status=0
-./mvnw -B -ntp -fae -pl "$(IFS=,; echo "${whole_modules[*]}")" surefire:test "$@" || status=1
+./mvnw -B -ntp -fae -pl "$(IFS=,; echo "${whole_modules[*]}")" surefire:test -Dlocksmith.test.reports="${reports_dir}" \
+  "$@" || status=1
 for i in "${!some_modules[@]}"; do
-  ./mvnw -B -ntp -pl "${some_modules[$i]}" surefire:test -Dtest="${some_tests[$i]}" "$@" || status=1
+  ./mvnw -B -ntp -pl "${some_modules[$i]}" surefire:test -Dtest="${some_tests[$i]}" \
+    -Dlocksmith.test.reports="${reports_dir}" "$@" || status=1
 done
 
 # Which Java the forked test JVMs ran on, from the reports they wrote: every one must say 25.
 for module in "${whole_modules[@]}" "${some_modules[@]}"; do
-  reports=("${module}"/target/surefire-reports/TEST-*.xml)
+  reports=("${module}"/target/${reports_dir}/TEST-*.xml)
   if [ ! -e "${reports[0]}" ]; then
     echo "test-java25: ${module}: no test report: the Java 25 pass ran none of its tests" >&2
     status=1

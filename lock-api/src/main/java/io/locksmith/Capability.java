@@ -27,5 +27,13 @@ public enum Capability {
      */
     SESSION_BOUND,
     /** {@link io.locksmith.spi.LockProvider#inspect} lists queued waiters. */
-    INSPECT_WAITERS
+    INSPECT_WAITERS,
+    /**
+     * The client authenticates as an identity and the store guards the lock's records by identity: a client of
+     * another identity, one with a wrong password and one without credentials can neither delete, extend, take nor
+     * read a held lock, even with the store's own commands (SPEC R2.6). Declared only when the connection uses the
+     * store's access control (credentials in the URI and records only that identity may change); which identities the
+     * store's administrator lets in is the deployment's part, stated per store in docs/SECURITY.md.
+     */
+    ACCESS_CONTROL
 }

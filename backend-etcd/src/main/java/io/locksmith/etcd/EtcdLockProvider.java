@@ -502,8 +502,14 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
+        Set<Capability> capabilities = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
                 Capability.SESSION_BOUND, Capability.BATCH_RENEW, Capability.INSPECT_WAITERS);
+        // With a user the client logged in, which etcd allows only with authentication on: then a request without a
+        // token is refused, and a user whose roles do not cover the prefix cannot read, write or delete its keys.
+        if (settings.user().isPresent()) {
+            capabilities.add(Capability.ACCESS_CONTROL);
+        }
+        return capabilities;
     }
 
     /**

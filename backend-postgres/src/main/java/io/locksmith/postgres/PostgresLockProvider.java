@@ -74,8 +74,23 @@ final class PostgresLockProvider implements LockProvider {
     private final String listSql;
     private final String cleanupSql;
 
+    /** The server asks this role for the password the client has (see {@link #capabilities()}). */
+    private final boolean passwordRequired;
+    /** Capability ACCESS_CONTROL, known once {@link #start()} read the table's privileges. */
+    private volatile boolean accessControlled;
+
     PostgresLockProvider(HikariDataSource pool, PostgresSettings settings, ScheduledExecutorService scheduler,
                          ReleaseListener listener) {
+        this(pool, settings, scheduler, listener, false);
+    }
+
+    /**
+     * @param passwordRequired whether the server refused this role without its password (a probe at open): with
+     *                         {@code trust} in pg_hba.conf anyone who reaches the server may log in as the role
+     */
+    PostgresLockProvider(HikariDataSource pool, PostgresSettings settings, ScheduledExecutorService scheduler,
+                         ReleaseListener listener, boolean passwordRequired) {
+        this.passwordRequired = passwordRequired;
         this.pool = pool;
         this.settings = settings;
         this.schema = new PostgresSchema(settings.schema());
@@ -151,6 +166,7 @@ final class PostgresLockProvider implements LockProvider {
                     }
                     schema.verify(connection, store);
                     PostgresStandbys.check(connection, store, settings.allowAsyncStandby());
+                    accessControlled = passwordRequired && publicHasNoRights(connection);
                     return null;
                 });
                 break;
@@ -366,9 +382,32 @@ final class PostgresLockProvider implements LockProvider {
         });
     }
 
+    /**
+     * FENCING, RELEASE_NOTIFICATION and BATCH_RENEW; and ACCESS_CONTROL where the server asks this role for its password
+     * and grants PUBLIC (every role) nothing on the lock table and the fence sequence: then a role without the grants
+     * of docs/POSTGRES.md, a wrong password and no password are kept from the lock rows. Which other roles an
+     * administrator grants them to is the deployment's part (docs/SECURITY.md).
+     */
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW);
+        Set<Capability> capabilities = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION,
+                Capability.BATCH_RENEW);
+        if (accessControlled) {
+            capabilities.add(Capability.ACCESS_CONTROL);
+        }
+        return capabilities;
+    }
+
+    /** Whether PUBLIC has no right on the lock table and the fence sequence. */
+    private boolean publicHasNoRights(Connection connection) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement("SELECT has_table_privilege('public', ?,"
+                + " 'SELECT,INSERT,UPDATE,DELETE,TRUNCATE') OR has_sequence_privilege('public', ?, 'USAGE,UPDATE')")) {
+            statement.setString(1, schema.locks());
+            statement.setString(2, schema.fence());
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() && !row.getBoolean(1);
+            }
+        }
     }
 
     /** PostgreSQL timestamps count microseconds: a TTL is rounded up to whole microseconds. */

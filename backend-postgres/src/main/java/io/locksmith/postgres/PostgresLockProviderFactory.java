@@ -54,8 +54,28 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
             connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis()));
             return connection;
         }, schema.channel(), settings.describe(), scheduler, "locksmith-postgres-listen-" + id);
-        return LockProviderFactory.closeOnFailure(new PostgresLockProvider(pool, settings, scheduler, listener),
-                PostgresLockProvider::start);
+        boolean passwordRequired = settings.password().isPresent() && refusesWithoutPassword(settings, properties);
+        return LockProviderFactory.closeOnFailure(new PostgresLockProvider(pool, settings, scheduler, listener,
+                passwordRequired), PostgresLockProvider::start);
+    }
+
+    /**
+     * Whether the server refuses this role without its password (one login attempt without it): with {@code trust}
+     * in pg_hba.conf anyone who reaches the server logs in as any role, and no grant keeps them from the lock rows.
+     * A failure of another kind than a refused login tells nothing, and promises nothing.
+     */
+    static boolean refusesWithoutPassword(PostgresSettings settings, Properties properties) {
+        Properties withoutPassword = new Properties();
+        withoutPassword.putAll(properties);
+        withoutPassword.remove("password");
+        try (Connection ignored = DriverManager.getConnection(settings.jdbcUrl(), withoutPassword)) {
+            return false;
+        } catch (java.sql.SQLException refused) {
+            // 28P01 wrong password, 28000 no pg_hba.conf entry; the driver's 08004 when the server asks for a password
+            // it does not have
+            String state = refused.getSQLState();
+            return state != null && (state.startsWith("28") || state.equals("08004"));
+        }
     }
 
     /**
@@ -77,17 +97,26 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         if (failure instanceof java.sql.SQLException sql && sql.getSQLState() != null
                 && sql.getSQLState().startsWith("28")) {
             // 28P01 invalid password, 28000 invalid authorization (no pg_hba.conf entry, e.g. TLS required)
-            return store + " refused the login" + settings.user().map(user -> " of role '" + user + "'").orElse("")
-                    + " (SQLSTATE " + sql.getSQLState() + "): " + message + ". Check the password (from "
-                    + settings.passwordSource() + ") and the server's pg_hba.conf (a hostssl line needs sslmode=require"
-                    + " or stronger)";
+            String refused = store + " refused the login" + settings.user().map(user -> " of role '" + user + "'")
+                    .orElse("") + " (SQLSTATE " + sql.getSQLState() + "): " + message;
+            if (message != null && message.contains("certificate")) {
+                // pg_hba.conf's clientcert (or the cert method): the server wants a client certificate over TLS.
+                return refused + ". The server asks for a client certificate over TLS: " + settings.sslCert()
+                        .map(cert -> "sslcert=" + cert + " must be signed by an authority in the server's ssl_ca_file"
+                                + " and, with clientcert=verify-full, name the role as its common name")
+                        .orElse("give sslcert and sslkey (and sslmode=verify-full)");
+            }
+            return refused + ". Check the password (from " + settings.passwordSource() + ") and the server's"
+                    + " pg_hba.conf (a hostssl line needs sslmode=require or stronger)";
         }
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof javax.net.ssl.SSLException || cause instanceof java.security.cert.CertificateException) {
                 return store + ": the TLS handshake failed: " + message + (settings.sslRootCert().isPresent()
                         ? ". Is the server's certificate signed by an authority in sslrootcert="
                         + settings.sslRootCert().get() + ", and does it name the host (sslmode=verify-full)?"
-                        : ". Name the authority that signed the server's certificate with sslrootcert=<PEM file>");
+                        : ". Name the authority that signed the server's certificate with sslrootcert=<PEM file>")
+                        + settings.sslCert().map(cert -> "; a server that asks for a client certificate refuses"
+                        + " sslcert=" + cert + " unless an authority in its ssl_ca_file signed it").orElse("");
             }
         }
         return store + ": cannot open a session (connectTimeout " + settings.connectTimeout() + "): " + message;
@@ -103,6 +132,9 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         settings.password().ifPresent(password -> properties.setProperty("password", password));
         settings.sslMode().ifPresent(mode -> properties.setProperty("sslmode", mode));
         settings.sslRootCert().ifPresent(file -> properties.setProperty("sslrootcert", file));
+        settings.sslCert().ifPresent(file -> properties.setProperty("sslcert", file));
+        settings.sslKey().ifPresent(file -> properties.setProperty("sslkey", file));
+        settings.pemKeyAlgorithm().ifPresent(algorithm -> properties.setProperty("pemKeyAlgorithm", algorithm));
         properties.setProperty("options", "-c statement_timeout=" + settings.timeout().toMillis()
                 + " -c idle_in_transaction_session_timeout=" + Math.max(1000, settings.timeout().toMillis() * 2));
         return properties;

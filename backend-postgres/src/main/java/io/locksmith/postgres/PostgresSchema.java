@@ -175,38 +175,11 @@ final class PostgresSchema {
      * @throws LockStoreException         if the database cannot be asked
      */
     void verify(Connection connection, String store) {
-        List<String> problems = new ArrayList<>();
+        List<String> problems;
         String role;
         try {
             role = currentUser(connection);
-            if (!schemaExists(connection)) {
-                problems.add("schema " + schema + " is missing");
-            } else if (!allowed(connection, "has_schema_privilege(?, 'USAGE')", schema)) {
-                // Without it no object in the schema can even be looked up: the checks below would fail.
-                problems.add("role " + role + " lacks USAGE on schema " + schema);
-            } else {
-                for (Map.Entry<String, List<String>> table : requiredTablePrivileges().entrySet()) {
-                    if (!exists(connection, table.getKey())) {
-                        problems.add("table " + table.getKey() + " is missing");
-                        continue;
-                    }
-                    List<String> lacking = new ArrayList<>();
-                    for (String privilege : table.getValue()) {
-                        if (!allowed(connection, "has_table_privilege(?, '" + privilege + "')", table.getKey())) {
-                            lacking.add(privilege);
-                        }
-                    }
-                    if (!lacking.isEmpty()) {
-                        problems.add("role " + role + " lacks " + String.join(", ", lacking) + " on table "
-                                + table.getKey());
-                    }
-                }
-                if (!exists(connection, fence())) {
-                    problems.add("sequence " + fence() + " is missing");
-                } else if (!allowed(connection, "has_sequence_privilege(?, 'USAGE')", fence())) {
-                    problems.add("role " + role + " lacks USAGE on sequence " + fence());
-                }
-            }
+            problems = missing(connection);
         } catch (SQLException e) {
             throw new LockStoreException("cannot check the lock table on " + store + ": " + e.getMessage(), e);
         }
@@ -215,6 +188,103 @@ final class PostgresSchema {
                     + ". Run the DDL from docs/POSTGRES.md as an owner (or let the client create it: createSchema=true)"
                     + " and grant the role what it needs: " + String.join("; ", grants(role)));
         }
+    }
+
+    /**
+     * What {@link #verify} fails on, as sentences: each missing object, and each privilege of
+     * {@link #requiredTablePrivileges()} (and USAGE on the schema and the sequence) the session's role lacks; empty
+     * when the role may take, renew and release locks.
+     *
+     * @throws SQLException if the database cannot be asked
+     */
+    List<String> missing(Connection connection) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        String role = currentUser(connection);
+        if (!schemaExists(connection)) {
+            problems.add("schema " + schema + " is missing");
+        } else if (!allowed(connection, "has_schema_privilege(?, 'USAGE')", schema)) {
+            // Without it no object in the schema can even be looked up: the checks below would fail.
+            problems.add("role " + role + " lacks USAGE on schema " + schema);
+        } else {
+            for (Map.Entry<String, List<String>> table : requiredTablePrivileges().entrySet()) {
+                if (!exists(connection, table.getKey())) {
+                    problems.add("table " + table.getKey() + " is missing");
+                    continue;
+                }
+                List<String> lacking = new ArrayList<>();
+                for (String privilege : table.getValue()) {
+                    if (!allowed(connection, "has_table_privilege(?, '" + privilege + "')", table.getKey())) {
+                        lacking.add(privilege);
+                    }
+                }
+                if (!lacking.isEmpty()) {
+                    problems.add("role " + role + " lacks " + String.join(", ", lacking) + " on table "
+                            + table.getKey());
+                }
+            }
+            if (!exists(connection, fence())) {
+                problems.add("sequence " + fence() + " is missing");
+            } else if (!allowed(connection, "has_sequence_privilege(?, 'USAGE')", fence())) {
+                problems.add("role " + role + " lacks USAGE on sequence " + fence());
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * What the session's role may do to the lock objects beyond {@link #requiredTablePrivileges()}, as sentences:
+     * owning one of them (an owner may drop or alter it, and grant itself anything), {@code DELETE} or
+     * {@code TRUNCATE} on the lock table (a name keeps its row, so no lock client needs them: with them a role frees
+     * every held lock at once and loses the names' fencing order), the sequence's {@code UPDATE} ({@code setval}: tokens
+     * could go back), and {@code CREATE} on the schema. Objects that do not exist are left out; a superuser bypasses
+     * every check, so it is not asked here (doctor reports a superuser on its own).
+     *
+     * @throws SQLException if the database cannot be asked
+     */
+    List<String> excess(Connection connection) throws SQLException {
+        List<String> excess = new ArrayList<>();
+        if (!schemaExists(connection) || !allowed(connection, "has_schema_privilege(?, 'USAGE')", schema)) {
+            return excess;
+        }
+        String role = currentUser(connection);
+        List<String> owned = new ArrayList<>();
+        for (String object : List.of(locks(), fence(), abandoned(), registry())) {
+            if (exists(connection, object) && allowed(connection,
+                    "pg_has_role((SELECT relowner FROM pg_class WHERE oid = to_regclass(?)), 'USAGE')", object)) {
+                owned.add(object);
+            }
+        }
+        if (!owned.isEmpty()) {
+            excess.add("role " + role + " owns " + String.join(", ", owned) + " (an owner may drop or alter them and"
+                    + " grant itself any right)");
+        }
+        if (exists(connection, locks())) {
+            List<String> beyond = new ArrayList<>();
+            for (String privilege : List.of("DELETE", "TRUNCATE")) {
+                if (allowed(connection, "has_table_privilege(?, '" + privilege + "')", locks())) {
+                    beyond.add(privilege);
+                }
+            }
+            if (!beyond.isEmpty()) {
+                excess.add("role " + role + " has " + String.join(", ", beyond) + " on table " + locks()
+                        + " (no lock client needs them: with them it can free every held lock at once and forget the"
+                        + " names' fencing order)");
+            }
+        }
+        if (exists(connection, fence()) && allowed(connection, "has_sequence_privilege(?, 'UPDATE')", fence())) {
+            excess.add("role " + role + " has UPDATE on sequence " + fence() + " (setval: fencing tokens could go"
+                    + " back)");
+        }
+        if (allowed(connection, "has_schema_privilege(?, 'CREATE')", schema)) {
+            excess.add("role " + role + " has CREATE on schema " + schema + " (needed only to create the lock table:"
+                    + " createSchema=true)");
+        }
+        return excess;
+    }
+
+    /** The role the session acts as ({@code current_user}), quoted as an identifier where it needs it. */
+    static String role(Connection connection) throws SQLException {
+        return currentUser(connection);
     }
 
     private static String currentUser(Connection connection) throws SQLException {

@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
  * The settings of a {@code postgres://} URI, validated:
  * {@code postgres://[user[:password]@]host[:port][,host[:port]...]/database[?schema=public&pool=4&timeout=5s
  * &connectTimeout=10s&createSchema=true&cleanup=30s&allowAsyncStandby=false&sslmode=verify-full&sslrootcert=/path/ca.crt
- * &passwordEnv=NAME|passwordFile=/path]}. Grammar and meaning: {@code docs/POSTGRES.md}.
+ * &sslcert=/path/client.crt&sslkey=/path/client.key&passwordEnv=NAME|passwordFile=/path]}. Grammar and meaning:
+ * {@code docs/POSTGRES.md}.
  *
  * @param hosts         the servers; with several, the driver connects to the one that is the primary
  * @param database      the database
@@ -34,11 +35,17 @@ import java.util.stream.Collectors;
  *                      can then lose grants and repeat fencing tokens); by default such a primary is refused
  * @param sslMode       the driver's {@code sslmode}, if given (else the driver's default, {@code prefer})
  * @param sslRootCert   the PEM file of the authorities the server's certificate must come from, if given
+ * @param sslCert       the client certificate (PEM) sent to a server that asks for one, if given
+ * @param sslKey        its private key, if given: PKCS#8 PEM ({@code BEGIN PRIVATE KEY}), PKCS#8 DER ({@code .pk8})
+ *                      or PKCS#12 ({@code .p12}, {@code .pfx}, which holds the certificate too)
+ * @param pemKeyAlgorithm the algorithm of a PEM {@code sslKey} ({@code EC}, {@code RSA}), read from the key, for the
+ *                      driver (which assumes RSA unless told)
  */
 record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<String> user,
                         Optional<String> password, Optional<PasswordFile> passwordFile, String schema, int poolSize,
-                        Duration timeout, Duration connectTimeout, boolean createSchema, Duration cleanup,
-                        boolean allowAsyncStandby, Optional<String> sslMode, Optional<String> sslRootCert) {
+                        Duration timeout, Duration connectTimeout, boolean createSchema, Duration cleanup, boolean allowAsyncStandby,
+                        Optional<String> sslMode, Optional<String> sslRootCert, Optional<String> sslCert,
+                        Optional<String> sslKey, Optional<String> pemKeyAlgorithm) {
 
     static final int DEFAULT_PORT = 5432;
     static final String DEFAULT_SCHEMA = "public";
@@ -59,6 +66,8 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
     static final String PARAM_SSL_MODE = "sslmode";
     static final String PARAM_SSL_ROOT_CERT = "sslrootcert";
     static final String PARAM_PASSWORD_ENV = "passwordEnv";
+    static final String PARAM_SSL_CERT = "sslcert";
+    static final String PARAM_SSL_KEY = "sslkey";
     /** The driver's modes, weakest first; the last two check the server's certificate. */
     static final List<String> SSL_MODES = List.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
     /**
@@ -133,8 +142,34 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
                         + sslRootCert.get() + "', which is not a readable file");
             }
         }
+        Optional<String> sslCert = uri.parameter(PARAM_SSL_CERT).map(String::strip);
+        Optional<String> sslKey = uri.parameter(PARAM_SSL_KEY).map(String::strip);
+        uri.markRead(PARAM_SSL_CERT);
+        uri.markRead(PARAM_SSL_KEY);
+        Optional<String> pemKeyAlgorithm = Optional.empty();
+        if (sslCert.isPresent() || sslKey.isPresent()) {
+            boolean pkcs12 = sslKey.map(key -> key.endsWith(".p12") || key.endsWith(".pfx")).orElse(false);
+            if (sslKey.isEmpty() || (sslCert.isEmpty() && !pkcs12)) {
+                throw new LockConfigurationException("'" + uri + "' has " + (sslKey.isEmpty() ? "sslcert without sslkey"
+                        : "sslkey without sslcert") + "; a client certificate needs both (or sslkey=<file>.p12 alone)");
+            }
+            if (sslMode.isEmpty() || !List.of("require", "verify-ca", "verify-full").contains(sslMode.get())) {
+                // With prefer or weaker the session may not use TLS at all, and the certificate would not be sent.
+                throw new LockConfigurationException("parameters 'sslcert'/'sslkey' of '" + uri + "' need"
+                        + " sslmode=require, verify-ca or verify-full (verify-full to check the server as well)");
+            }
+            for (Optional<String> file : List.of(sslCert, sslKey)) {
+                if (file.isPresent() && !java.nio.file.Files.isReadable(java.nio.file.Path.of(file.get()))) {
+                    throw new LockConfigurationException("'" + uri + "' names '" + file.get() + "' as its client"
+                            + " certificate or key, which is not a readable file");
+                }
+            }
+            pemKeyAlgorithm = pkcs12 || sslKey.get().endsWith(".pk8") ? Optional.empty()
+                    : Optional.of(pemKeyAlgorithm(uri, java.nio.file.Path.of(sslKey.get())));
+        }
         return new PostgresSettings(hosts, database, user, password, passwordFile, schema, poolSize, timeout,
-                connectTimeout, createSchema, cleanup, allowAsyncStandby, sslMode, sslRootCert);
+                connectTimeout, createSchema, cleanup, allowAsyncStandby, sslMode, sslRootCert, sslCert, sslKey,
+                pemKeyAlgorithm);
     }
 
     /** The password now: {@code passwordFile}'s current content, or the one given at open. */
@@ -145,6 +180,39 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
     /** Where the password comes from, for messages: the URI or passwordEnv, or the file by its path. */
     String passwordSource() {
         return passwordFile.map(file -> "the password file '" + file.path() + "'").orElse("the URI or passwordEnv");
+    }
+
+    /**
+     * The algorithm of the unencrypted PKCS#8 PEM key in {@code file} ({@code EC}, {@code RSA} or {@code Ed25519}): the
+     * driver reads such a key as RSA unless told otherwise ({@code pemKeyAlgorithm}), and an EC key then fails the
+     * handshake with a message that does not say why.
+     *
+     * @throws LockConfigurationException if the file holds no such key; never with the key
+     */
+    private static String pemKeyAlgorithm(LockUri uri, java.nio.file.Path file) {
+        String text;
+        try {
+            text = java.nio.file.Files.readString(file, StandardCharsets.US_ASCII);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            throw new LockConfigurationException("parameter 'sslkey' of '" + uri + "': cannot read '" + file + "'", e);
+        }
+        java.util.regex.Matcher key = java.util.regex.Pattern
+                .compile("-----BEGIN PRIVATE KEY-----([^-]+)-----END PRIVATE KEY-----").matcher(text);
+        if (key.find()) {
+            byte[] der = java.util.Base64.getMimeDecoder().decode(key.group(1));
+            for (String algorithm : List.of("EC", "RSA", "Ed25519")) {
+                try {
+                    java.security.KeyFactory.getInstance(algorithm)
+                            .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(der));
+                    return algorithm;
+                } catch (java.security.GeneralSecurityException e) {
+                    // another algorithm
+                }
+            }
+        }
+        throw new LockConfigurationException("parameter 'sslkey' of '" + uri + "' names '" + file + "', which holds no"
+                + " unencrypted PKCS#8 key (BEGIN PRIVATE KEY) of EC, RSA or Ed25519; convert it with openssl pkcs8 -topk8"
+                + " -nocrypt -in KEY -out KEY.pem, or give a .pk8 (DER) or .p12 file");
     }
 
     /** The URI's password, or the value of the environment variable {@code passwordEnv} names; never both. */
@@ -171,11 +239,16 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
      * connect and login time-outs of this URI (the driver counts whole seconds). Credentials go as properties.
      */
     String jdbcUrl() {
+        return jdbcUrl("locksmith", connectTimeout);
+    }
+
+    /** As {@link #jdbcUrl()}, for a session that names itself {@code applicationName} and connects within {@code within}. */
+    String jdbcUrl(String applicationName, Duration within) {
         String hostList = hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","));
-        long seconds = Math.max(1, (connectTimeout.toMillis() + 999) / 1000);
+        long seconds = Math.max(1, (within.toMillis() + 999) / 1000);
         return "jdbc:postgresql://" + hostList + "/" + URLEncoder.encode(database, StandardCharsets.UTF_8)
                 + "?targetServerType=primary&hostRecheckSeconds=" + HOST_RECHECK_SECONDS + "&connectTimeout=" + seconds + "&loginTimeout=" + seconds
-                + "&ApplicationName=locksmith&tcpKeepAlive=true";
+                + "&ApplicationName=" + URLEncoder.encode(applicationName, StandardCharsets.UTF_8) + "&tcpKeepAlive=true";
     }
 
     private static String hostPort(LockUri.HostPort host) {
@@ -188,6 +261,7 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
         return "postgres://" + user.map(u -> u + "@").orElse("")
                 + hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","))
                 + "/" + database + "?schema=" + schema + sslMode.map(mode -> "&sslmode=" + mode).orElse("")
+                + sslCert.map(cert -> "&sslcert=" + cert).orElse("")
                 + passwordFile.map(file -> "&" + file).orElse("");
     }
 

@@ -22,6 +22,11 @@ final class PostgresServer implements AutoCloseable {
         return new PostgresServer(StoreServers.postgres(settings));
     }
 
+    /** A server that requires TLS, a password and a client certificate naming the role ({@code clientcert=verify-full}). */
+    static PostgresServer startWithMutualTls(io.locksmith.tck.server.TestCertificates certificates) {
+        return new PostgresServer(StoreServers.postgresWithMutualTls(certificates));
+    }
+
     /** A server with TLS on, that lets roles other than the superuser in only over TLS and with their password. */
     static PostgresServer startWithTls(io.locksmith.tck.server.TestCertificates certificates) {
         return new PostgresServer(StoreServers.postgresWithTls(certificates));

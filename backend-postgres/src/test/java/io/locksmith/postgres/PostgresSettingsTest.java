@@ -86,6 +86,36 @@ class PostgresSettingsTest {
     }
 
     @Test
+    void aClientCertificateNeedsItsKeyTlsAndAPkcs8KeyWhoseAlgorithmTheDriverIsTold(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        io.locksmith.tck.server.TestCertificates certificates = io.locksmith.tck.server.TestCertificates.create("pg-settings");
+        try {
+            var client = certificates.clientCertificate("app");
+            String files = "&sslcert=" + client.cert() + "&sslkey=" + client.key();
+            PostgresSettings settings = PostgresSettings.from(LockUri.parse("postgres://app@db/app?sslmode=verify-full"
+                    + files));
+            java.util.Properties properties = PostgresLockProviderFactory.connectionProperties(settings);
+            assertEquals(client.cert().toString(), properties.getProperty("sslcert"));
+            assertEquals(client.key().toString(), properties.getProperty("sslkey"));
+            assertEquals("EC", properties.getProperty("pemKeyAlgorithm"), "the harness's keys are EC; the driver assumes RSA");
+
+            assertMessage("has sslcert without sslkey", "postgres://db/app?sslmode=require&sslcert=" + client.cert());
+            assertMessage("has sslkey without sslcert", "postgres://db/app?sslmode=require&sslkey=" + client.key());
+            assertMessage("need sslmode=require, verify-ca or verify-full", "postgres://db/app?sslmode=prefer" + files);
+            assertMessage("need sslmode=require, verify-ca or verify-full", "postgres://db/app?pool=1" + files);
+            assertMessage("'/no/such/client.key' as its client certificate or key, which is not a readable file",
+                    "postgres://db/app?sslmode=require&sslcert=" + client.cert() + "&sslkey=/no/such/client.key");
+            // A key in the traditional (SEC1) form: refused with the conversion to make, not sent to the driver.
+            java.nio.file.Path sec1 = java.nio.file.Files.writeString(dir.resolve("sec1.key"),
+                    "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n");
+            assertMessage("openssl pkcs8 -topk8 -nocrypt", "postgres://db/app?sslmode=require&sslcert=" + client.cert()
+                    + "&sslkey=" + sec1);
+        } finally {
+            io.locksmith.tck.server.ServerProcess.deleteRecursively(certificates.dir());
+        }
+    }
+
+    @Test
     void thePasswordCanComeFromAnEnvironmentVariable() {
         java.util.Map<String, String> environment = java.util.Map.of("PG_LOCKS_PASSWORD", "from-env");
         PostgresSettings settings = PostgresSettings.from(LockUri.parse("postgres://app@db/app?passwordEnv=PG_LOCKS_PASSWORD"),

@@ -32,6 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code sslmode=verify-full} against a server whose certificate the harness made, as a role with a password and
  * only the documented grants; the server refuses that role without TLS. And the failures at start: a certificate
  * from an authority the client does not trust, a wrong password, no TLS; each names the store and never the password.
+ * Rule R2.6 (ACCESS_CONTROL) runs here, where the server asks the role for its password: another application's role,
+ * a wrong password and none cannot touch a held lock's row.
  */
 class PostgresTlsKitTest extends TckBase implements ExclusionKit, OwnershipKit, FencingKit, ExpiryKit, WaitingKit {
 
@@ -51,6 +53,48 @@ class PostgresTlsKitTest extends TckBase implements ExclusionKit, OwnershipKit, 
         postgres.execute("CREATE ROLE " + ROLE + " LOGIN PASSWORD '" + PASSWORD + "'");
         LockClient.open(postgres.uri("schema=" + SCHEMA)).close(); // the administrator creates the schema
         new PostgresSchema(SCHEMA).grants(ROLE).forEach(postgres::execute);
+        // R2.6's attacker: another application's role, with its password and no grant on the lock schema.
+        postgres.execute("CREATE ROLE " + OTHER_ROLE + " LOGIN PASSWORD '" + OTHER_PASSWORD + "'");
+    }
+
+    private static final String OTHER_ROLE = "orders_app";
+    private static final String OTHER_PASSWORD = "Orders-s3cret-4a1";
+
+    /**
+     * R2.6: a JDBC session over the same TLS as the lock role, another application's role, the lock role with a wrong
+     * password, or without one (the server refuses the last two at login).
+     */
+    @Override
+    protected io.locksmith.tck.RawStoreSession rawStoreSession(io.locksmith.tck.RawStoreSession.Identity identity)
+            throws SQLException {
+        java.util.Properties login = new java.util.Properties();
+        login.setProperty("sslmode", "verify-full");
+        login.setProperty("sslrootcert", certificates.caCert().toString());
+        switch (identity) {
+            case APPLICATION -> login(login, ROLE, PASSWORD);
+            case OTHER_USER -> login(login, OTHER_ROLE, OTHER_PASSWORD);
+            case WRONG_PASSWORD -> login(login, ROLE, "Wr0ng-" + PASSWORD);
+            case NO_CREDENTIALS -> login(login, ROLE, null);
+        }
+        return new PostgresRawSession(java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:"
+                + postgres.port() + "/postgres", login), SCHEMA);
+    }
+
+    private static void login(java.util.Properties login, String role, String password) {
+        login.setProperty("user", role);
+        if (password != null) {
+            login.setProperty("password", password);
+        }
+    }
+
+    /** ACCESS_CONTROL needs the server to ask for the password: the trust-authenticated kits do not declare it. */
+    @Test
+    void accessControlIsDeclaredOnlyWhereTheServerAsksForThePassword() {
+        try (LockClient guarded = newClient(); LockClient trusted = LockClient.open(postgres.uri("schema=" + SCHEMA))) {
+            assertTrue(guarded.capabilities().contains(io.locksmith.Capability.ACCESS_CONTROL));
+            assertFalse(trusted.capabilities().contains(io.locksmith.Capability.ACCESS_CONTROL),
+                    "the superuser logs in without a password (trust): no access control to promise");
+        }
     }
 
     @AfterAll

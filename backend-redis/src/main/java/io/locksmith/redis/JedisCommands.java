@@ -150,8 +150,11 @@ final class JedisCommands implements RedisCommands {
     /** Jedis names each connection ({@code CLIENT SETNAME locksmith}). */
     @Override
     public List<List<String>> ownCommands() {
-        return List.of(List.of("client", "setname", "locksmith"));
+        return OWN_COMMANDS;
     }
+
+    /** What {@link #ownCommands()} answers, for a check made without a client ({@link RedisClientSettings}). */
+    static final List<List<String>> OWN_COMMANDS = List.of(List.of("client", "setname", "locksmith"));
 
     @Override
     public String describe() {

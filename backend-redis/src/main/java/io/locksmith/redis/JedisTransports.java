@@ -142,7 +142,7 @@ final class JedisTransports {
      * TLS with the URI's trusted authorities, checking the host name: Jedis on its own checks the certificate's chain
      * but not that it names the host it connected to.
      */
-    private static void tls(DefaultJedisClientConfig.Builder builder, RedisSettings settings) {
+    static void tls(DefaultJedisClientConfig.Builder builder, RedisSettings settings) {
         builder.ssl(settings.ssl());
         if (settings.ssl()) {
             builder.sslSocketFactory(settings.tls().socketFactory()).sslParameters(RedisTls.verifyingHostNames());

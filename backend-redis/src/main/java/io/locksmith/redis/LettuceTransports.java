@@ -167,9 +167,16 @@ final class LettuceTransports {
     /** The connection options of every Lettuce client here, one node's or a cluster's. */
     private static ClientOptions options(RedisSettings settings) {
         ClientOptions.Builder builder = ClientOptions.builder();
-        if (settings.ssl() && settings.tls().trust() != null) {
+        if (settings.ssl() && (settings.tls().trust() != null || settings.tls().keys() != null)) {
             // The URIs' verifyPeer stays FULL (Lettuce's default): the chain and the host name.
-            builder.sslOptions(SslOptions.builder().jdkSslProvider().trustManager(settings.tls().trust()).build());
+            SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
+            if (settings.tls().trust() != null) {
+                ssl.trustManager(settings.tls().trust());
+            }
+            if (settings.tls().keys() != null) {
+                ssl.keyManager(settings.tls().keys());
+            }
+            builder.sslOptions(ssl.build());
         }
         return builder
                 .autoReconnect(true)

@@ -102,6 +102,40 @@ final class RedisAcl {
         if (refused.isEmpty()) {
             return;
         }
+        throw new LockConfigurationException(store + ": the Redis user may not run what a lock client sends: "
+                + String.join(", ", denied(checks, refused)) + ". Grant the user the ACL of docs/REDIS.md ('Access"
+                + " control'): the commands, the keys ~locksmith:* and ~locksmith-registry:*, and the channels"
+                + " &locksmith:*");
+    }
+
+    /**
+     * What a user may run beyond a lock client's needs that lets it hurt the locks or the server, each with what it is
+     * called in a message: checked like {@link #checks}, each one an example of its kind (a key outside the lock
+     * patterns, a channel outside theirs).
+     */
+    static java.util.Map<String, Check> beyondLocks() {
+        java.util.Map<String, Check> beyond = new java.util.LinkedHashMap<>();
+        beyond.put("FLUSHALL", new Check("flushall"));
+        beyond.put("FLUSHDB", new Check("flushdb"));
+        beyond.put("CONFIG SET", new Check("config", "set", "appendonly", "no"));
+        beyond.put("ACL SETUSER", new Check("acl", "setuser", "someone"));
+        beyond.put("SCRIPT FLUSH", new Check("script", "flush"));
+        beyond.put("DEBUG", new Check("debug", "sleep", "0"));
+        beyond.put("SHUTDOWN", new Check("shutdown"));
+        beyond.put("REPLICAOF", new Check("replicaof", "no", "one"));
+        beyond.put("CLIENT KILL", new Check("client", "kill", "id", "1"));
+        beyond.put("KEYS", new Check("keys", "*"));
+        beyond.put("DEL on keys outside ~locksmith:*", new Check("del", "another-application:key"));
+        beyond.put("PUBLISH outside &locksmith:*", new Check("publish", "another-application:channel", ""));
+        return beyond;
+    }
+
+    /**
+     * Each refused check by its command and key or channel, e.g. {@code PUBLISH locksmith:{x}:released}.
+     *
+     * @param refused the 1-based numbers of the refused checks, as the script answers
+     */
+    static List<String> denied(List<Check> checks, List<?> refused) {
         List<String> denied = new ArrayList<>();
         for (Object number : refused) {
             Check check = checks.get(((Number) number).intValue() - 1);
@@ -112,8 +146,6 @@ final class RedisAcl {
             denied.add(namesKeyOrChannel ? command.toUpperCase(java.util.Locale.ROOT) + " " + check.words().get(1)
                     : command.toUpperCase(java.util.Locale.ROOT));
         }
-        throw new LockConfigurationException(store + ": the Redis user may not run what a lock client sends: "
-                + String.join(", ", denied) + ". Grant the user the ACL of docs/REDIS.md ('Access control'): the"
-                + " commands, the keys ~locksmith:* and ~locksmith-registry:*, and the channels &locksmith:*");
+        return denied;
     }
 }

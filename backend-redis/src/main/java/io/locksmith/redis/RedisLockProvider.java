@@ -33,10 +33,25 @@ final class RedisLockProvider implements LockProvider {
     private final String description;
     private final Duration commandTimeout;
 
+    private final boolean accessControlled;
+
     RedisLockProvider(LockNode node, String description, Duration commandTimeout) {
+        this(node, description, commandTimeout, false);
+    }
+
+    private RedisLockProvider(LockNode node, String description, Duration commandTimeout, boolean accessControlled) {
         this.node = node;
         this.description = description;
         this.commandTimeout = commandTimeout;
+        this.accessControlled = accessControlled;
+    }
+
+    /**
+     * This provider, declaring {@code ACCESS_CONTROL}: for a client that authenticates on a server that refuses clients
+     * without credentials ({@link AnonymousProbe}). Which other users may touch the lock keys is the ACLs' part.
+     */
+    RedisLockProvider accessControlled() {
+        return new RedisLockProvider(node, description, commandTimeout, true);
     }
 
     /** The URI's {@code timeout}, plus the {@code WAIT} time-out when replicas must acknowledge. */
@@ -132,7 +147,12 @@ final class RedisLockProvider implements LockProvider {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.BATCH_RENEW, Capability.FAIR);
+        Set<Capability> capabilities = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION,
+                Capability.BATCH_RENEW, Capability.FAIR);
+        if (accessControlled) {
+            capabilities.add(Capability.ACCESS_CONTROL);
+        }
+        return capabilities;
     }
 
     @Override

@@ -70,8 +70,14 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
 
     private static LockProvider open(RedisSettings settings, String description) {
         return switch (settings.deployment()) {
-            case SINGLE -> single(open(settings, settings.hosts().get(0), description), settings.replicaAck(), description,
-                    settings.commandTimeout());
+            case SINGLE -> {
+                LockProvider provider = single(open(settings, settings.hosts().get(0), description),
+                        settings.replicaAck(), description, settings.commandTimeout());
+                // ACCESS_CONTROL: the client authenticates, and the server refuses a client without credentials.
+                boolean guarded = settings.hasPassword()
+                        && AnonymousProbe.keepsOut(settings, settings.hosts().get(0), settings.commandTimeout());
+                yield guarded ? ((RedisLockProvider) provider).accessControlled() : provider;
+            }
             case SENTINEL -> single(switch (settings.transport()) {
                 case JEDIS -> JedisTransports.sentinel(settings, description);
                 case REDISSON -> RedissonTransports.sentinel(settings, description);

@@ -234,6 +234,11 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
         return passwordFile != null ? passwordFile.read() : password;
     }
 
+    /** Whether the client authenticates to the data nodes: a password in the URI or {@code passwordFile}. */
+    boolean hasPassword() {
+        return password != null || passwordFile != null;
+    }
+
     /**
      * The deployment for messages, without credentials, e.g. {@code redis://127.0.0.1:6379/0 (jedis)}; with a password
      * file, its path ({@code (jedis, passwordFile=/run/secrets/redis)}).

@@ -116,8 +116,11 @@ final class RedissonCommands implements RedisCommands {
     /** Redisson pings its connections, and its {@code eval} loads the script ({@code SCRIPT LOAD}) before it runs it. */
     @Override
     public List<List<String>> ownCommands() {
-        return List.of(List.of("ping"), List.of("script", "load", "return 0"));
+        return OWN_COMMANDS;
     }
+
+    /** What {@link #ownCommands()} answers, for a check made without a client ({@link RedisClientSettings}). */
+    static final List<List<String>> OWN_COMMANDS = List.of(List.of("ping"), List.of("script", "load", "return 0"));
 
     @Override
     public String describe() {

@@ -92,6 +92,9 @@ final class RedissonTransports {
             if (settings.tls().trust() != null) {
                 servers.setSslTrustManagerFactory(settings.tls().trust());
             }
+            if (settings.tls().keys() != null) {
+                servers.setSslKeyManagerFactory(settings.tls().keys());
+            }
         }
     }
 

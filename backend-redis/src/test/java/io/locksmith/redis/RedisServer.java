@@ -36,6 +36,34 @@ final class RedisServer implements AutoCloseable {
         return new RedisServer(StoreServers.redisWithTls(certificates, extraArgs), trusting(certificates));
     }
 
+    /**
+     * A primary that speaks TLS only and requires a client certificate from the authority of {@code certificates}
+     * ({@code tls-auth-clients yes}); its test connections ({@link #jedis()}) send the one in {@code keyStore}.
+     */
+    static RedisServer startWithMutualTls(TestCertificates certificates, java.nio.file.Path keyStore) {
+        return new RedisServer(StoreServers.redisWithTls(certificates, "--tls-auth-clients", "yes"),
+                RedisTls.parse(io.locksmith.spi.LockUri.parse("rediss://127.0.0.1?trustStore=" + certificates.caCert()
+                        + "&keyStore=" + keyStore), true).socketFactory());
+    }
+
+    /**
+     * A client certificate of {@code certificates}' authority for {@code commonName}, with its key, in one PEM file
+     * (what {@code keyStore=} takes), readable by its owner only.
+     */
+    static java.nio.file.Path clientKeyStore(TestCertificates certificates, String commonName) {
+        TestCertificates.ClientCertificate client = certificates.clientCertificate(commonName);
+        java.nio.file.Path pem = certificates.dir().resolve("client-" + commonName + ".pem");
+        try {
+            java.nio.file.Files.writeString(pem, java.nio.file.Files.readString(client.cert())
+                    + java.nio.file.Files.readString(client.key()));
+            java.nio.file.Files.setPosixFilePermissions(pem,
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot write " + pem, e);
+        }
+        return pem;
+    }
+
     /** A replica of {@code primary}, both TLS only, replicating over TLS. */
     static RedisServer replicaOfWithTls(RedisServer primary, TestCertificates certificates) {
         return startWithTls(certificates, "--replicaof", "127.0.0.1", Integer.toString(primary.port()));
@@ -88,13 +116,43 @@ final class RedisServer implements AutoCloseable {
         return process;
     }
 
-    /** A fresh connection for test checks and tricks; close it. */
-    Jedis jedis() {
-        if (tls != null) {
-            return new Jedis(new HostAndPort("127.0.0.1", port()), DefaultJedisClientConfig.builder().ssl(true)
-                    .sslSocketFactory(tls).sslParameters(RedisTls.verifyingHostNames()).build());
+    /** The {@code default} user's password once {@link #protectDefaultUser(String)} set one; null while it is open. */
+    private volatile String adminPassword;
+
+    /**
+     * Gives the {@code default} user a password, so that a client without credentials is refused ({@code NOAUTH}); the
+     * test's own connections ({@link #jedis()}) then log in with it.
+     */
+    void protectDefaultUser(String password) {
+        try (Jedis jedis = jedis()) {
+            jedis.aclSetUser("default", "resetpass", ">" + password);
         }
-        return new Jedis("127.0.0.1", port());
+        adminPassword = password;
+    }
+
+    /** A fresh connection for test checks and tricks, as the {@code default} user; close it. */
+    Jedis jedis() {
+        Jedis jedis = tls != null ? new Jedis(new HostAndPort("127.0.0.1", port()), DefaultJedisClientConfig.builder()
+                .ssl(true).sslSocketFactory(tls).sslParameters(RedisTls.verifyingHostNames()).build())
+                : new Jedis("127.0.0.1", port());
+        if (adminPassword != null) {
+            jedis.auth(adminPassword);
+        }
+        return jedis;
+    }
+
+    /** A fresh connection without TLS options as {@code user} with {@code password}, or without credentials when null. */
+    Jedis jedisAs(String user, String password) {
+        Jedis jedis = new Jedis("127.0.0.1", port());
+        if (password != null) {
+            try {
+                jedis.auth(user, password);
+            } catch (RuntimeException refused) {
+                jedis.close();
+                throw refused;
+            }
+        }
+        return jedis;
     }
 
     /** Makes the lock expire now, behind its holder's back, as a TTL running out would. */

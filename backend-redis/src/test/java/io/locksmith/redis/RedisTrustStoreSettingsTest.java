@@ -86,6 +86,31 @@ class RedisTrustStoreSettingsTest {
         RedisTlsSupport.assertNoSecret(error, "wrong-pw");
     }
 
+    @Test
+    void aKeyStoreIsOnePemFileWithTheClientCertificateAndItsKey() throws IOException {
+        Path keyStore = RedisServer.clientKeyStore(certificates, "settings-client");
+        RedisSettings settings = parse("rediss://127.0.0.1:6380?keyStore=" + keyStore);
+        assertEquals(keyStore, settings.tls().keyStore());
+        assertNotNull(settings.tls().keys());
+        assertNull(settings.tls().trust(), "the JVM's default authorities");
+        assertNull(parse("rediss://127.0.0.1:6380").tls().keys(), "no keyStore, no client certificate");
+
+        LockConfigurationException plain = assertThrows(LockConfigurationException.class,
+                () -> LockClient.open("redis://127.0.0.1:6380?keyStore=" + keyStore).close());
+        assertTrue(plain.getMessage().contains("'keyStore'") && plain.getMessage().contains("needs TLS"),
+                plain.getMessage());
+
+        // The certificate alone (no key), and a missing file: refused at open, naming the file, never the password.
+        Path certificateOnly = certificates.dir().resolve("client-settings-client.crt");
+        for (Path file : new Path[] {certificateOnly, certificates.dir().resolve("missing.pem")}) {
+            LockConfigurationException error = assertThrows(LockConfigurationException.class,
+                    () -> LockClient.open("rediss://:s3cret-pw@127.0.0.1:6380?keyStore=" + file).close());
+            assertTrue(error.getMessage().contains("'keyStore'") && error.getMessage().contains(file.toString()),
+                    error.getMessage());
+            RedisTlsSupport.assertNoSecret(error, "s3cret-pw");
+        }
+    }
+
     private static RedisSettings parse(String uri) {
         return RedisSettings.parse(LockUri.parse(uri));
     }

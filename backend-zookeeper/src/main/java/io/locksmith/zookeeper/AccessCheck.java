@@ -28,18 +28,22 @@ final class AccessCheck {
      * Reads the ACL of the base path (one request) and checks that it grants this client's identity what it needs.
      * A base path that does not exist yet passes: the client creates it with its own ACL.
      *
+     * @return whether the locks under the base path are this identity's alone (capability {@code ACCESS_CONTROL}):
+     *         the client authenticates, and nobody else may create or delete nodes in the base path (a path made by a
+     *         client without credentials lets anyone make a lock's container first, open to all)
      * @throws LockStoreException naming the store, the user (never the password) and what to change
      */
-    static void check(CuratorFramework curator, ZooKeeperSettings settings) throws Exception {
+    static boolean check(CuratorFramework curator, ZooKeeperSettings settings) throws Exception {
         List<ACL> acl;
         try {
             acl = curator.getACL().forPath(settings.basePath());
         } catch (KeeperException.NoNodeException e) {
-            return;
+            return settings.credentials() != null;
         } catch (KeeperException.NoAuthException e) {
             throw new LockStoreException(notAuthorized(settings, "read the ACL of " + settings.basePath(), e), e);
         }
         int granted = 0;
+        boolean othersMayChange = false;
         String mine = settings.credentials() == null ? null : settings.credentials().digestId();
         for (ACL entry : acl) {
             Id id = entry.getId();
@@ -48,12 +52,16 @@ final class AccessCheck {
             if (anyone || me) {
                 granted |= entry.getPerms();
             }
+            if (!me && (entry.getPerms() & (ZooDefs.Perms.CREATE | ZooDefs.Perms.DELETE)) != 0) {
+                othersMayChange = true;
+            }
         }
         if ((granted & NEEDED) != NEEDED) {
             throw new LockStoreException(settings.describe() + ": the base path " + settings.basePath()
                     + " does not let " + identity(settings) + " create, list and delete lock nodes (it grants "
                     + owners(acl) + "); " + remedy(settings), null);
         }
+        return mine != null && !othersMayChange;
     }
 
     /** The message of a request the server refused for want of rights. */

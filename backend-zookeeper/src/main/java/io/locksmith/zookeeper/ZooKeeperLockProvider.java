@@ -89,12 +89,15 @@ final class ZooKeeperLockProvider implements LockProvider {
     /** When the connection was last seen suspended or lost (nanoTime): a new session was asked for after it. */
     private volatile long disconnectedAt;
     private ScheduledFuture<?> deadlineCheck;
+    private final boolean accessControlled;
 
     /**
-     * @param connectingSince a time (nanoTime) before the client asked for its first session
+     * @param connectingSince  a time (nanoTime) before the client asked for its first session
+     * @param accessControlled whether the locks under the base path are this digest identity's alone (SPEC R2.6)
      */
     ZooKeeperLockProvider(CuratorFramework curator, ZooKeeperSettings settings, ProviderContext context,
-                          long connectingSince) {
+                          long connectingSince, boolean accessControlled) {
+        this.accessControlled = accessControlled;
         this.curator = curator;
         this.settings = settings;
         this.paths = new LockPaths(settings.basePath());
@@ -709,8 +712,12 @@ final class ZooKeeperLockProvider implements LockProvider {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
+        Set<Capability> capabilities = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION, Capability.FAIR,
                 Capability.SESSION_BOUND, Capability.INSPECT_WAITERS, Capability.BATCH_RENEW);
+        if (accessControlled) {
+            capabilities.add(Capability.ACCESS_CONTROL);
+        }
+        return capabilities;
     }
 
     @Override

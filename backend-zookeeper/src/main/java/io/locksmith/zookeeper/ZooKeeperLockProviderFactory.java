@@ -75,6 +75,7 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
         }
         CuratorFramework curator = builder.build();
         long connectingSince = System.nanoTime();
+        boolean accessControlled;
         curator.start();
         try {
             if (!curator.blockUntilConnected(connectionMillis, TimeUnit.MILLISECONDS)) {
@@ -85,7 +86,7 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
                         + " certificates, that the certificates name the host as the URI does, and, if the servers"
                         + " ask for a client certificate, that keyStore holds one they trust"), null);
             }
-            AccessCheck.check(curator, settings);
+            accessControlled = AccessCheck.check(curator, settings);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             curator.close();
@@ -98,6 +99,6 @@ public final class ZooKeeperLockProviderFactory implements LockProviderFactory {
             throw new LockStoreException(settings.describe() + " failed to check its access to "
                     + settings.basePath() + ": " + e, e);
         }
-        return new ZooKeeperLockProvider(curator, settings, context, connectingSince);
+        return new ZooKeeperLockProvider(curator, settings, context, connectingSince, accessControlled);
     }
 }

@@ -143,6 +143,21 @@ class ZooKeeperAccessControlTest {
     }
 
     @Test
+    void accessControlIsDeclaredOnlyWhereTheLocksAreTheIdentitysAlone() {
+        String open = base();
+        try (LockClient anonymous = LockClient.open(uri(null, open));
+             Lease ignored = anonymous.lock("made-the-base").acquire(Duration.ofSeconds(10));
+             LockClient onAnOpenBase = LockClient.open(uri("app:" + PASSWORD, open));
+             LockClient guarded = LockClient.open(uri("app:" + PASSWORD, base()))) {
+            assertFalse(anonymous.capabilities().contains(io.locksmith.Capability.ACCESS_CONTROL),
+                    "a client without credentials makes nodes anyone may delete");
+            assertFalse(onAnOpenBase.capabilities().contains(io.locksmith.Capability.ACCESS_CONTROL),
+                    "on a base path anyone may write, another identity can make a lock's container first");
+            assertTrue(guarded.capabilities().contains(io.locksmith.Capability.ACCESS_CONTROL));
+        }
+    }
+
+    @Test
     void aUserWithoutAPasswordIsRefusedByName() {
         io.locksmith.LockConfigurationException refused = assertThrows(
                 io.locksmith.LockConfigurationException.class, () -> LockClient.open(uri("app", base())));

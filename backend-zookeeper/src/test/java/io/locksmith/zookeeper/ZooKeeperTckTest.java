@@ -28,6 +28,11 @@ class ZooKeeperTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, E
     static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.FENCING, Capability.RELEASE_NOTIFICATION,
             Capability.FAIR, Capability.SESSION_BOUND, Capability.INSPECT_WAITERS, Capability.BATCH_RENEW);
 
+    /** What an authenticated client adds (docs/ZOOKEEPER.md, SECURITY.md): its lock nodes are its identity's alone. */
+    static final Set<Capability> AUTHENTICATED_CAPABILITIES = EnumSet.of(Capability.FENCING,
+            Capability.RELEASE_NOTIFICATION, Capability.FAIR, Capability.SESSION_BOUND, Capability.INSPECT_WAITERS,
+            Capability.BATCH_RENEW, Capability.ACCESS_CONTROL);
+
     private static final String USER_AND_PASSWORD = "lock-app:kit-pw";
     private static EmbeddedZooKeeper server;
     private static ZooKeeperAdmin admin;
@@ -54,7 +59,6 @@ class ZooKeeperTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, E
         return "zookeeper://" + USER_AND_PASSWORD + "@" + server.connectString() + ZooKeeperSettings.DEFAULT_BASE_PATH;
     }
 
-    /** Deletes the holder's node with another session, as an operator or a session expiry would. */
     /** Ends the provider's session on the server (R9.13). */
     @Override
     protected void endStoreSession(io.locksmith.spi.LockProvider storeProvider) {
@@ -66,10 +70,27 @@ class ZooKeeperTckTest extends StoreTck implements SemaphoreKit, ReadWriteKit, E
         admin.dropHolder(lockName);
     }
 
-    /** What docs/ZOOKEEPER.md promises (R8.11). */
+    /** What docs/ZOOKEEPER.md promises of an authenticated client (R8.11). */
     @Override
     protected Set<Capability> expectedCapabilities() {
-        return CAPABILITIES;
+        return AUTHENTICATED_CAPABILITIES;
+    }
+
+    /**
+     * R2.6: a raw ZooKeeper handle as the application's digest identity, another user's, the application's user with
+     * a wrong password (to ZooKeeper simply another identity), or none.
+     */
+    @Override
+    protected io.locksmith.tck.RawStoreSession rawStoreSession(io.locksmith.tck.RawStoreSession.Identity identity)
+            throws Exception {
+        String userAndPassword = switch (identity) {
+            case APPLICATION -> USER_AND_PASSWORD;
+            case OTHER_USER -> "intruder:intruder-pw";
+            case WRONG_PASSWORD -> "lock-app:wrong-pw";
+            case NO_CREDENTIALS -> null;
+        };
+        return new ZooKeeperRawSession(server.connectString(), ZooKeeperSettings.DEFAULT_BASE_PATH, userAndPassword,
+                admin);
     }
 
     /**

@@ -11,9 +11,7 @@ import io.locksmith.tck.kits.ExpiryKit;
 import io.locksmith.tck.kits.FencingKit;
 import io.locksmith.tck.kits.OwnershipKit;
 import io.locksmith.tck.kits.WaitingKit;
-import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.ServerProcess;
-import io.locksmith.tck.server.StoreServers;
 import io.locksmith.tck.server.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,10 +20,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,25 +48,7 @@ class ZooKeeperTlsKitTest extends TckBase implements ExclusionKit, OwnershipKit,
     static void startServer() throws IOException {
         certificates = TestCertificates.create("zookeeper");
         otherAuthority = TestCertificates.create("zookeeper-other");
-        int port = FreePorts.next();
-        Path dir = StoreServers.tempDir("zookeeper-tls");
-        Path data = Files.createDirectories(dir.resolve("data"));
-        // ZooKeeper reads a PEM key store as the key and its certificate in one file.
-        Path keyStore = dir.resolve("server.pem");
-        Files.writeString(keyStore, Files.readString(certificates.serverKey()) + Files.readString(certificates.serverCert()));
-        Path config = dir.resolve("zoo.cfg");
-        Files.writeString(config, "tickTime=200\ndataDir=" + data + "\nsecureClientPort=" + port
-                + "\nsecureClientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
-                + "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n"
-                + "ssl.keyStore.location=" + keyStore + "\nssl.keyStore.type=PEM\n"
-                + "ssl.trustStore.location=" + certificates.caCert() + "\nssl.trustStore.type=PEM\n"
-                + "ssl.clientAuth=none\n");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        // The full JIT (no TieredStopAtLevel=1, as the plain server processes have): the handshakes' crypto is hot.
-        server = ServerProcess.start("zookeeper-tls-" + port, List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
-                        "-cp", System.getProperty("java.class.path"),
-                        "org.apache.zookeeper.server.ZooKeeperServerMain", config.toString()),
-                dir, port, "a JDK (the server runs as a java child process)").deleteWorkDirOnClose();
+        server = ZooKeeperTlsServer.start(certificates, "none");
         // The port opens before the server serves: the first client waits until it does.
         await("a first TLS session").atMost(Duration.ofSeconds(60)).ignoreException(LockStoreException.class)
                 .until(() -> {

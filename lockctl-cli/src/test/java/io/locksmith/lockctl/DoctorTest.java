@@ -1,5 +1,6 @@
 package io.locksmith.lockctl;
 
+import io.locksmith.LockClient;
 import io.locksmith.tck.server.FreePorts;
 import io.locksmith.tck.server.RedisCluster;
 import io.locksmith.tck.server.StoreServers;
@@ -82,6 +83,77 @@ class DoctorTest {
     }
 
     @Test
+    void redisReportsTlsTheUserAndItsAclAgainstWhatALockClientNeeds(@TempDir Path dir) throws Exception {
+        try (ServerProcess redis = Servers.redis(dir)) {
+            String node = "redis 127.0.0.1:" + redis.port() + " ";
+            Run open = Run.lockctl("doctor", "--uri", "redis://127.0.0.1:" + redis.port(), "--read-only");
+
+            assertEquals(ExitCode.OK, open.exitCode(), open.both());
+            assertTrue(open.out().contains("[WARN] " + node + "TLS: off (redis://)"), open.both());
+            assertTrue(open.out().contains("[WARN] " + node + "authentication: none: this URI is the default user"
+                    + " 'default' (ACL WHOAMI), which needs no password"), open.both());
+            assertTrue(open.out().contains("[WARN] " + node + "ACL: user 'default' may run what a lock client sends, and"
+                    + " more: FLUSHALL, FLUSHDB, CONFIG SET"), open.both());
+            assertTrue(open.out().contains("[OK  ] " + node + "protected-mode: yes: while the default user needs no"
+                    + " password"), open.both());
+        }
+
+        // TLS only, the default user off; the documented ACL (read from REDIS.md), one user with everything, one
+        // without PUBLISH.
+        io.locksmith.tck.server.TestCertificates certificates = io.locksmith.tck.server.TestCertificates.create("doctor-redis");
+        List<String> documented = documentedRedisAcl();
+        List<String> args = new java.util.ArrayList<>(List.of("--user", "default", "off", "--user", "locksmith", "on",
+                ">Acl-pw-1"));
+        args.addAll(documented);
+        args.addAll(List.of("--user", "wide", "on", ">Wide-pw-1", "~*", "&*", "+@all", "--user", "narrow", "on",
+                ">Narrow-pw-1"));
+        args.addAll(documented.stream().filter(rule -> !rule.equals("+publish")).toList());
+        try (ServerProcess redis = StoreServers.redisWithTls(certificates, args.toArray(String[]::new))) {
+            String node = "redis 127.0.0.1:" + redis.port() + " ";
+            String tls = "@127.0.0.1:" + redis.port() + "?trustStore=" + certificates.caCert();
+            Run limited = Run.lockctl("doctor", "--uri", "rediss://locksmith:Acl-pw-1" + tls, "--read-only");
+
+            assertEquals(ExitCode.OK, limited.exitCode(), limited.both());
+            assertTrue(limited.out().contains("[OK  ] " + node + "TLS: on (rediss://), the server's certificate checked"
+                    + " against trustStore=" + certificates.caCert() + ", host name included; no client certificate"),
+                    limited.both());
+            assertTrue(limited.out().contains("[OK  ] " + node + "authentication: logged in as 'locksmith'"),
+                    limited.both());
+            assertTrue(limited.out().contains("the server refuses clients without one"), limited.both());
+            assertTrue(limited.out().contains("[OK  ] " + node + "ACL: user 'locksmith' may run what a lock client sends"
+                    + " on ~locksmith:*, ~locksmith-registry:* and &locksmith:*, and none of FLUSHALL"), limited.both());
+
+            Run wide = Run.lockctl("doctor", "--uri", "rediss://wide:Wide-pw-1" + tls, "--read-only");
+            assertEquals(ExitCode.OK, wide.exitCode(), wide.both());
+            assertTrue(wide.out().contains("[OK  ] " + node + "authentication: logged in as 'wide' (ACL WHOAMI)"),
+                    wide.both());
+            assertTrue(wide.out().contains("[WARN] " + node + "ACL: user 'wide' may run what a lock client sends, and"
+                    + " more: FLUSHALL"), wide.both());
+            assertTrue(wide.out().contains("[OK  ] " + node + "TLS: on (rediss://)"), wide.both());
+            assertTrue(wide.out().contains("tls-auth-clients no"), wide.both());
+
+            Run narrow = Run.lockctl("doctor", "--uri", "rediss://narrow:Narrow-pw-1" + tls, "--read-only");
+            assertEquals(ExitCode.CHECK_FAILED, narrow.exitCode(), narrow.both());
+            assertTrue(narrow.out().contains("[FAIL] " + node + "ACL: user 'narrow' may not run what a lock client"
+                    + " sends: PUBLISH locksmith:"), narrow.both());
+
+            for (Run run : List.of(limited, wide, narrow)) {
+                assertFalse(run.both().contains("-pw-1"), run.both());
+            }
+        } finally {
+            ServerProcess.deleteRecursively(certificates.dir());
+        }
+    }
+
+    /** The rules of docs/REDIS.md's {@code ACL SETUSER locksmith} line after the password. */
+    private static List<String> documentedRedisAcl() throws java.io.IOException {
+        String prefix = "ACL SETUSER locksmith on >CHANGE-ME ";
+        String line = java.nio.file.Files.readAllLines(Path.of("..", "docs", "REDIS.md")).stream()
+                .filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
+        return List.of(line.substring(prefix.length()).strip().split("\\s+"));
+    }
+
+    @Test
     void redisReplicaFailsAndMasterWarnsAboutAsyncReplication(@TempDir Path dir) throws Exception {
         Path masterDir = dir.resolve("master");
         Path replicaDir = dir.resolve("replica");
@@ -109,15 +181,16 @@ class DoctorTest {
     }
 
     @Test
-    void redlockWithOneOfTwoMastersDownHasNoQuorum(@TempDir Path dir) {
+    void redlockWithTwoOfThreeMastersDownHasNoQuorum(@TempDir Path dir) {
         try (ServerProcess redis = Servers.redis(dir)) {
-            Run run = Run.lockctl("doctor", "--uri", "redlock://127.0.0.1:" + redis.port() + ",127.0.0.1:1", "--read-only",
-                    "--timeout", "1s");
+            // Three masters: the URI is read as the backend reads it, and RedLock needs at least three.
+            Run run = Run.lockctl("doctor", "--uri", "redlock://127.0.0.1:" + redis.port() + ",127.0.0.1:1,127.0.0.1:2",
+                    "--read-only", "--timeout", "1s");
 
             assertEquals(ExitCode.CHECK_FAILED, run.exitCode(), run.both());
             assertTrue(run.out().contains("redis 127.0.0.1:" + redis.port() + " round trip"), run.both());
             assertTrue(run.out().contains("[FAIL] redis 127.0.0.1:1 reachable: cannot reach redis at 127.0.0.1:1"), run.both());
-            assertTrue(run.out().contains("[FAIL] redlock quorum: 1 of 2 masters reachable: no majority"), run.both());
+            assertTrue(run.out().contains("[FAIL] redlock quorum: 1 of 3 masters reachable: no majority"), run.both());
         }
     }
 
@@ -134,6 +207,8 @@ class DoctorTest {
             assertTrue(run.out().contains("[FAIL] sentinel locks replicas: 0 of 0 replica(s) up, waitReplicas=1: no acquire"
                     + " or renewal can be acknowledged now"), run.both());
             assertTrue(run.out().contains("redis 127.0.0.1:" + master.port() + " maxmemory-policy"), run.both());
+            assertTrue(run.out().contains("[WARN] sentinel locks authentication: the Sentinel at 127.0.0.1:"
+                    + sentinel.port() + " answers a client without a password"), run.both());
 
             Run fencedOnly = Run.lockctl("doctor", "--uri", uri + "?waitReplicas=0&lease=1s", "--read-only");
 
@@ -510,6 +585,66 @@ class DoctorTest {
             assertEquals(ExitCode.CHECK_FAILED, readOnly.exitCode(), readOnly.both());
             assertTrue(readOnly.out().contains("[FAIL] postgres role: a primary (not in recovery) whose sessions are"
                     + " read-only (default_transaction_read_only=on): every lock write is refused"), readOnly.both());
+        }
+    }
+
+    @Test
+    void postgresReportsTlsTheLoginRoleAndItsPrivilegesAgainstWhatALockClientNeeds() throws Exception {
+        io.locksmith.tck.server.TestCertificates certificates = io.locksmith.tck.server.TestCertificates.create("doctor-pg");
+        io.locksmith.tck.server.TestCertificates.ClientCertificate client = certificates.clientCertificate("locker");
+        try (ServerProcess postgres = StoreServers.postgresWithMutualTls(certificates)) {
+            // The objects made by a lock client of the harness's superuser; the application's role gets the grants of
+            // POSTGRES.md and logs in over TLS only, with its password and a client certificate naming it (the
+            // harness's pg_hba.conf: clientcert=verify-full).
+            LockClient.open("postgres://" + StoreServers.POSTGRES_USER + "@127.0.0.1:" + postgres.port() + "/postgres")
+                    .close();
+            sql(postgres, "CREATE ROLE locker LOGIN PASSWORD 'Locker-pg-1'");
+            for (String grant : List.of("GRANT USAGE ON SCHEMA public TO locker",
+                    "GRANT SELECT, INSERT, UPDATE ON TABLE public.locksmith_locks TO locker",
+                    "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.locksmith_abandoned TO locker",
+                    "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.locksmith_registry TO locker",
+                    "GRANT USAGE ON SEQUENCE public.locksmith_fence TO locker")) {
+                sql(postgres, grant);
+            }
+            String base = "postgres://locker@127.0.0.1:" + postgres.port() + "/postgres?passwordEnv=LOCKCTL_TEST_PG_PASSWORD"
+                    + "&sslcert=" + client.cert() + "&sslkey=" + client.key();
+            String verified = base + "&sslmode=verify-full&sslrootcert=" + certificates.caCert();
+
+            Run good = Run.lockctl("doctor", "--uri", verified, "--read-only", "--timeout", "5s");
+            assertEquals(ExitCode.OK, good.exitCode(), good.both());
+            assertTrue(good.out().contains("[OK  ] postgres TLS: on (TLSv1."), good.both());
+            assertTrue(good.out().contains("pg_stat_ssl), sslmode=verify-full: the server's certificate is checked against"
+                    + " sslrootcert=" + certificates.caCert() + ", host name included; client certificate /CN=locker"),
+                    good.both());
+            assertTrue(good.out().contains("[OK  ] postgres role identity: role locker, password from the environment"
+                    + " variable LOCKCTL_TEST_PG_PASSWORD; not a superuser"), good.both());
+            assertTrue(good.out().contains("[OK  ] postgres privileges: role locker has exactly what a lock client needs"),
+                    good.both());
+            assertFalse(good.both().contains("Locker-pg-1"), good.both());
+
+            Run unverified = Run.lockctl("doctor", "--uri", base + "&sslmode=require", "--read-only", "--timeout", "5s");
+            assertTrue(unverified.out().contains("[WARN] postgres TLS: on (TLSv1."), unverified.both());
+            assertTrue(unverified.out().contains("sslmode=require: the server's certificate is not checked"),
+                    unverified.both());
+
+            sql(postgres, "GRANT DELETE ON TABLE public.locksmith_locks TO locker");
+            sql(postgres, "ALTER TABLE public.locksmith_registry OWNER TO locker");
+            Run excessive = Run.lockctl("doctor", "--uri", verified, "--read-only", "--timeout", "5s");
+            assertEquals(ExitCode.OK, excessive.exitCode(), excessive.both());
+            assertTrue(excessive.out().contains("[WARN] postgres privileges: role locker may take, renew and release"
+                    + " locks, and more: role locker owns public.locksmith_registry"), excessive.both());
+            assertTrue(excessive.out().contains("role locker has DELETE on table public.locksmith_locks"),
+                    excessive.both());
+
+            sql(postgres, "REVOKE UPDATE ON TABLE public.locksmith_locks FROM locker");
+            Run missing = Run.lockctl("doctor", "--uri", verified, "--read-only", "--timeout", "5s");
+            assertEquals(ExitCode.CHECK_FAILED, missing.exitCode(), missing.both());
+            assertTrue(missing.out().contains("[FAIL] postgres privileges: role locker lacks UPDATE on table"
+                    + " public.locksmith_locks: a lock client refuses to start with this role"), missing.both());
+            assertTrue(missing.out().contains("GRANT SELECT, INSERT, UPDATE ON TABLE public.locksmith_locks TO locker"),
+                    missing.both());
+        } finally {
+            ServerProcess.deleteRecursively(certificates.dir());
         }
     }
 

@@ -48,7 +48,11 @@ class PostgresEndToEndTest extends StoreEndToEnd {
 
         assertEquals(ExitCode.OK, run.exitCode(), run.both());
         assertTrue(run.out().contains("[OK  ] postgres version: PostgreSQL 1"), run.both());
-        assertTrue(run.out().contains("[OK  ] postgres rights: the role may take, renew and release locks"), run.both());
+        // The harness's role is a superuser on a server without TLS.
+        assertTrue(run.out().contains("[WARN] postgres privileges: a superuser bypasses every privilege"), run.both());
+        assertTrue(run.out().contains("[WARN] postgres role identity: role locksmith, no password given"), run.both());
+        assertTrue(run.out().contains("[WARN] postgres TLS: off: sslmode not set (the driver's default, prefer), and"
+                + " this session is plain TCP (pg_stat_ssl)"), run.both());
         assertTrue(run.out().contains("[WARN] postgres durability: fsync=off"), run.both());
         assertTrue(run.out().contains("[WARN] postgres idle_in_transaction_session_timeout: 0 (off)"), run.both());
         assertTrue(run.out().contains("postgres clock: server clock is"), run.both());

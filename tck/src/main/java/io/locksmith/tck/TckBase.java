@@ -70,6 +70,18 @@ public abstract class TckBase implements RuleKit {
     }
 
     /**
+     * A session on the store under test that speaks the store's own commands as {@code identity}: the application's
+     * own credentials (the control), another user's, the application's user with a wrong password, or none (rule
+     * R2.6, for stores that declare {@code ACCESS_CONTROL}). Opening may throw when the store refuses the identity
+     * at the door (a wrong password on PostgreSQL, etcd or Redis): the kit counts that as refused. The default throws
+     * {@link UnsupportedOperationException}, and R2.6 is skipped, naming this hook.
+     */
+    protected RawStoreSession rawStoreSession(RawStoreSession.Identity identity) throws Exception {
+        throw new UnsupportedOperationException("rawStoreSession(Identity) is not implemented by "
+                + getClass().getName());
+    }
+
+    /**
      * The factory that serves {@link #storeUri()}; the default is the one {@link java.util.ServiceLoader} finds
      * for the URI's scheme. Override it for a factory that is not registered as a service.
      */
@@ -123,6 +135,11 @@ public abstract class TckBase implements RuleKit {
         @Override
         public LockProviderFactory storeFactory(String scheme) {
             return TckBase.this.storeFactory(scheme);
+        }
+
+        @Override
+        public RawStoreSession rawStoreSession(RawStoreSession.Identity identity) throws Exception {
+            return TckBase.this.rawStoreSession(identity);
         }
     }
 }

@@ -38,6 +38,9 @@ public enum TckRule {
             "each client must have its own id; store Owner.holder() beside the lock and return it from inspect"),
     R2_5("R2.5", Level.MUST, null, "Ownership is per holding, not per client",
             "renew and release must compare the holding's owner id (Owner.id()), never the client id"),
+    R2_6("R2.6", Level.MUST, Capability.ACCESS_CONTROL, "Another identity can neither take, free, extend nor read a held lock",
+            "make every record of a lock (keys, nodes, rows, and the parents a delete or create needs) the application's"
+                    + " identity's alone; a control failure means the hook rawStoreSession does not reach them"),
 
     R3_1("R3.1", Level.MUST, null, "A crashed holder's lock frees itself",
             "acquire must set the TTL in the same atomic step as the owner; for a store whose leases the client"

@@ -164,6 +164,8 @@ final class ClusterDoctor {
             if (answer != null && answer.unreachable() == null) {
                 try {
                     findings.addAll(RedisDoctor.examineNode(shard.address(), config, waitReplicas));
+                    findings.addAll(RedisDoctor.security(shard.address(), uri, config,
+                            Duration.ofMillis(config.getSocketTimeoutMillis())));
                 } catch (LockStoreException e) {
                     findings.add(Finding.fail("redis " + shard.address() + " reachable", e.getMessage(),
                             "start the node or fix its announced address"));

@@ -1,10 +1,9 @@
 package io.locksmith.lockctl.doctor;
 
 import io.locksmith.LockStoreException;
+import io.locksmith.postgres.PostgresClientSettings;
 import io.locksmith.spi.LockUri;
 
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -14,13 +13,16 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * PostgreSQL checks, read-only, over JDBC: server version and role (primary or standby), the server clock against
- * this machine's, the lock table and sequence and the role's rights on them, and the settings that decide whether
+ * PostgreSQL checks, read-only, over JDBC, connecting as the lock client does (the backend's URL, credentials,
+ * {@code passwordEnv} and TLS settings): server version and role (primary or standby), TLS as the server sees the
+ * session, the login role (a superuser WARNs), the server clock against this machine's, the lock table and sequence
+ * and the role's privileges on them (missing FAILs, more than needed WARNs), and the settings that decide whether
  * a granted lock survives a crash or a failover ({@code fsync}, {@code synchronous_commit}, synchronous standbys)
  * or can be blocked by a forgotten transaction ({@code idle_in_transaction_session_timeout}).
  */
@@ -37,21 +39,14 @@ final class PostgresDoctor implements StoreDoctor {
     @Override
     public List<Finding> examine(LockUri uri, Duration timeout) {
         String hosts = uri.hosts(DEFAULT_PORT).stream().map(LockUri.HostPort::toString).collect(Collectors.joining(","));
-        String database = uri.path().startsWith("/") ? uri.path().substring(1) : uri.path();
-        String schema = uri.parameter("schema").orElse("public");
-        long seconds = Math.max(1, (timeout.toMillis() + 999) / 1000);
-        String url = "jdbc:postgresql://" + hosts + "/" + URLEncoder.encode(database, StandardCharsets.UTF_8)
-                + "?targetServerType=primary&connectTimeout=" + seconds + "&socketTimeout=" + seconds
-                + "&ApplicationName=lockctl-doctor";
-        Properties properties = new Properties();
-        uri.userInfo().ifPresent(info -> {
-            int colon = info.indexOf(':');
-            properties.setProperty("user", colon < 0 ? info : info.substring(0, colon));
-            if (colon >= 0) {
-                properties.setProperty("password", info.substring(colon + 1));
-            }
-        });
-        io.locksmith.spi.PasswordFile.of(uri).ifPresent(file -> properties.setProperty("password", file.read()));
+        String schema = PostgresClientSettings.schema(uri);
+        // The lock client's own URL and properties (credentials, passwordEnv, TLS), so doctor sees what it would see.
+        String url = PostgresClientSettings.jdbcUrl(uri, "lockctl-doctor", timeout);
+        Properties properties = PostgresClientSettings.connectionProperties(uri);
+        properties.setProperty("socketTimeout", Long.toString(Math.max(1, (timeout.toMillis() + 999) / 1000)));
+        // The client's session options (statement and idle-in-transaction time-outs) would hide the server's own
+        // settings, which doctor reports.
+        properties.remove("options");
         List<Finding> findings = new ArrayList<>();
         long start = System.nanoTime();
         try (Connection connection = DriverManager.getConnection(url, properties)) {
@@ -59,8 +54,12 @@ final class PostgresDoctor implements StoreDoctor {
             findings.add(Finding.ok("postgres connect", "primary at " + hosts + " in " + Millis.of(System.nanoTime() - start)));
             findings.add(role(connection));
             findings.add(version(connection));
+            findings.add(transport(connection, uri));
+            boolean superuser = text(connection, "SELECT current_setting('is_superuser')").equals("on");
+            findings.add(identity(connection, uri, superuser));
             findings.add(clock(connection));
             findings.addAll(table(connection, schema));
+            findings.add(privileges(connection, uri, superuser));
             findings.add(durability(connection));
             findings.add(replication(connection));
             findings.add(idleInTransaction(connection));
@@ -68,12 +67,109 @@ final class PostgresDoctor implements StoreDoctor {
             Finding notPrimary = notPrimary(url.replace("targetServerType=primary", "targetServerType=any"), properties,
                     hosts);
             if (notPrimary == null) {
-                throw new LockStoreException("cannot reach a PostgreSQL primary at " + hosts + "/" + database + ": "
-                        + e.getMessage(), e);
+                throw new LockStoreException("cannot reach a PostgreSQL primary: "
+                        + PostgresClientSettings.connectFailure(uri, e), e);
             }
             findings.add(notPrimary);
         }
         return findings;
+    }
+
+    /**
+     * How the session travels: the URI's {@code sslmode}, whether that checks the server's certificate, and what the
+     * server says of this very session in {@code pg_stat_ssl} (a {@code prefer} that fell back to plain TCP shows
+     * here, and a client certificate the server checked shows its subject).
+     */
+    static Finding transport(Connection connection, LockUri uri) throws SQLException {
+        String check = "postgres TLS";
+        Optional<String> mode = PostgresClientSettings.sslMode(uri);
+        String sslMode = mode.map(m -> "sslmode=" + m).orElse("sslmode not set (the driver's default, prefer)");
+        boolean ssl;
+        String version;
+        String clientDn;
+        try (Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT ssl, version, cipher, client_dn FROM pg_stat_ssl"
+                     + " WHERE pid = pg_backend_pid()")) {
+            if (!rows.next()) {
+                return Finding.warn(check, sslMode + "; pg_stat_ssl has no row for this session: cannot tell whether"
+                        + " it uses TLS", "");
+            }
+            ssl = rows.getBoolean(1);
+            version = rows.getString(2) + " " + rows.getString(3);
+            clientDn = rows.getString(4);
+        }
+        if (!ssl) {
+            return Finding.warn(check, "off: " + sslMode + ", and this session is plain TCP (pg_stat_ssl): the password"
+                            + " and every lock's name and holder cross the network in clear text",
+                    "ssl=on on the server, hostssl lines in pg_hba.conf, and sslmode=verify-full&sslrootcert=<CA PEM>"
+                            + " in the URI (POSTGRES.md, TLS)");
+        }
+        String client = clientDn == null || clientDn.isEmpty() ? "no client certificate"
+                : "client certificate " + clientDn;
+        String detail = "on (" + version + ", pg_stat_ssl), " + sslMode;
+        if (mode.isPresent() && mode.get().equals("verify-full")) {
+            return Finding.ok(check, detail + ": the server's certificate is checked against "
+                    + PostgresClientSettings.sslRootCert(uri).map(file -> "sslrootcert=" + file)
+                    .orElse("the driver's default root.crt") + ", host name included; " + client);
+        }
+        if (mode.isPresent() && mode.get().equals("verify-ca")) {
+            return Finding.warn(check, detail + ": the server's certificate is checked against "
+                            + PostgresClientSettings.sslRootCert(uri).map(file -> "sslrootcert=" + file)
+                            .orElse("the driver's default root.crt") + ", but not the host name it names; " + client,
+                    "sslmode=verify-full: any server with a certificate of that authority could pose as this one");
+        }
+        return Finding.warn(check, detail + ": the server's certificate is not checked, so anyone between the client"
+                        + " and the server can pose as it and read the password; " + client,
+                "sslmode=verify-full&sslrootcert=<PEM of the authority that signed the server's certificate>");
+    }
+
+    /** Who the session is: its role, where the password came from, and whether the role is a superuser. */
+    static Finding identity(Connection connection, LockUri uri, boolean superuser) throws SQLException {
+        String check = "postgres role identity";
+        String role = PostgresClientSettings.role(connection);
+        String password = PostgresClientSettings.passwordSource(uri).map(source -> "password from " + source)
+                .orElse("no password given (the server let the role in without one: trust, peer or a certificate)");
+        String detail = "role " + role + ", " + password;
+        if (superuser) {
+            return Finding.warn(check, detail + "; a superuser: every privilege check is bypassed, so a bug or a stolen"
+                            + " password can delete or rewrite any lock, reset the fencing sequence, or drop the table",
+                    "log in as a role with only the lock table's grants (POSTGRES.md, Privileges): "
+                            + String.join("; ", PostgresClientSettings.grants(uri, "<role>")));
+        }
+        return Finding.ok(check, detail + "; not a superuser");
+    }
+
+    /**
+     * The role's privileges against what a lock client needs: the check the client makes at start (a missing grant
+     * FAILs, as the client would refuse to start), and what the role may do beyond it (WARN).
+     */
+    static Finding privileges(Connection connection, LockUri uri, boolean superuser) throws SQLException {
+        String check = "postgres privileges";
+        if (superuser) {
+            return Finding.warn(check, "a superuser bypasses every privilege: it needs no grant, and nothing limits it",
+                    "use a role with exactly: " + String.join("; ", PostgresClientSettings.grants(uri, "<role>")));
+        }
+        String role = PostgresClientSettings.role(connection);
+        List<String> missing = PostgresClientSettings.missingPrivileges(uri, connection);
+        if (missing.stream().anyMatch(problem -> problem.endsWith(" is missing"))) {
+            return Finding.warn(check, String.join("; ", missing) + ": cannot tell the role's privileges on objects"
+                    + " that do not exist yet", "let the first client create them (createSchema=true) or run the DDL of"
+                    + " docs/POSTGRES.md, then grant: " + String.join("; ", PostgresClientSettings.grants(uri, role)));
+        }
+        if (!missing.isEmpty()) {
+            return Finding.fail(check, String.join("; ", missing) + ": a lock client refuses to start with this role",
+                    String.join("; ", PostgresClientSettings.grants(uri, role)));
+        }
+        List<String> excess = PostgresClientSettings.excessPrivileges(uri, connection);
+        if (!excess.isEmpty()) {
+            return Finding.warn(check, "role " + role + " may take, renew and release locks, and more: "
+                            + String.join("; ", excess),
+                    "let an administrator own the objects and grant this role only: "
+                            + String.join("; ", PostgresClientSettings.grants(uri, role))
+                            + " (REVOKE the rest; POSTGRES.md, Privileges)");
+        }
+        return Finding.ok(check, "role " + role + " has exactly what a lock client needs: "
+                + String.join("; ", PostgresClientSettings.grants(uri, role)).replace(" TO " + role, ""));
     }
 
     /**
@@ -176,15 +272,6 @@ final class PostgresDoctor implements StoreDoctor {
         }
         findings.add(Finding.ok(check, held + " lock(s) held, " + expired + " free name(s) (a name keeps its row"
                 + " once used, for its fencing order)"));
-        boolean rights = bool(connection, "SELECT has_table_privilege(?, 'SELECT, INSERT, UPDATE, DELETE')", locks)
-                && bool(connection, "SELECT has_sequence_privilege(?, 'USAGE')", schema + ".locksmith_fence");
-        if (!rights) {
-            findings.add(Finding.fail("postgres rights", "the role may not write " + locks + " or draw from "
-                    + schema + ".locksmith_fence", "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "
-                    + schema + " and GRANT USAGE ON SEQUENCE " + schema + ".locksmith_fence to the role"));
-        } else {
-            findings.add(Finding.ok("postgres rights", "the role may take, renew and release locks"));
-        }
         return findings;
     }
 

@@ -3,6 +3,7 @@ package io.locksmith.lockctl.doctor;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.LockOptions;
 import io.locksmith.LockStoreException;
+import io.locksmith.redis.RedisClientSettings;
 import io.locksmith.spi.LockUri;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -21,14 +22,17 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Redis checks, read-only, with Jedis: round trip, role and replication lag, eviction policy, persistence,
- * slow lock scripts, and the server clock. For {@code redis-sentinel://} the Sentinels are asked for the
+ * Redis checks, read-only, with Jedis connecting as the lock client does (its credentials and TLS, read by the
+ * backend): round trip, role and replication lag, eviction policy, persistence, slow lock scripts, the server clock,
+ * and who can reach and change the locks (TLS, authentication, the user's ACL against the backend's own check,
+ * {@code protected-mode}, and the Sentinels' password). For {@code redis-sentinel://} the Sentinels are asked for the
  * master first; for {@code redlock://} every master is checked; {@code redis-cluster://} gets the cluster's own
  * checks ({@link ClusterDoctor}) and these on every primary.
  */
 final class RedisDoctor implements StoreDoctor {
 
     private static final int DEFAULT_PORT = 6379;
+    private static final String CLIENT_NAME = "lockctl-doctor";
     private static final int DEFAULT_SENTINEL_PORT = 26379;
     private static final Set<String> LOCK_COMMANDS = Set.of("EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL",
             "FCALL_RO", "SET", "DEL", "PEXPIRE", "EXPIRE", "HSET", "INCR");
@@ -40,17 +44,8 @@ final class RedisDoctor implements StoreDoctor {
 
     @Override
     public List<Finding> examine(LockUri uri, Duration timeout) {
-        java.util.Optional<io.locksmith.spi.PasswordFile> file = io.locksmith.spi.PasswordFile.of(uri);
-        // With passwordFile the user info is the user alone, as the Redis backend reads it.
-        String password = file.isPresent() ? file.get().read() : uri.userInfo()
-                .map(info -> info.contains(":") ? info.substring(info.indexOf(':') + 1) : info).orElse(null);
-        String user = file.isPresent() ? uri.userInfo().orElse(null) : uri.userInfo()
-                .filter(info -> info.contains(":") && info.indexOf(':') > 0)
-                .map(info -> info.substring(0, info.indexOf(':'))).orElse(null);
-        boolean ssl = uri.scheme().startsWith("rediss") || uri.parameter("ssl").map(Boolean::parseBoolean).orElse(false);
-        DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis((int) timeout.toMillis()).socketTimeoutMillis((int) timeout.toMillis())
-                .user(user).password(password).ssl(ssl).clientName("lockctl-doctor").build();
+        // The lock client's own credentials and TLS (trustStore, host name check, keyStore), read by the backend.
+        DefaultJedisClientConfig config = RedisClientSettings.nodeConfig(uri, timeout, CLIENT_NAME, true);
         List<Finding> findings = new ArrayList<>();
         List<HostAndPort> masters = new ArrayList<>();
         boolean sentinel = uri.scheme().equals("redis-sentinel") || uri.scheme().equals("rediss-sentinel");
@@ -62,6 +57,7 @@ final class RedisDoctor implements StoreDoctor {
         }
         if (sentinel) {
             SentinelView view = masterFromSentinels(uri, timeout, findings);
+            findings.add(sentinelAuthentication(uri, timeout, view.masterName()));
             masters.add(view.master());
             findings.addAll(sentinelFindings(view, waitReplicas, uri.duration("lease", LockOptions.DEFAULT_LEASE_TIME)));
             findings.add(minReplicas(view.master(), config, waitReplicas));
@@ -75,6 +71,7 @@ final class RedisDoctor implements StoreDoctor {
         for (HostAndPort master : masters) {
             try {
                 findings.addAll(examineNode(master, config, waitReplicas));
+                findings.addAll(security(master, uri, config, timeout));
                 reached++;
             } catch (LockStoreException e) {
                 lastFailure = e;
@@ -115,9 +112,7 @@ final class RedisDoctor implements StoreDoctor {
         if (masterName.isEmpty()) {
             throw new LockConfigurationException("'" + uri + "' names no master; use redis-sentinel://s1:26379,s2:26379/mymaster");
         }
-        DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis((int) timeout.toMillis()).socketTimeoutMillis((int) timeout.toMillis())
-                .clientName("lockctl-doctor").build();
+        DefaultJedisClientConfig sentinelConfig = RedisClientSettings.sentinelConfig(uri, timeout, CLIENT_NAME, true);
         List<LockUri.HostPort> sentinels = uri.hosts(DEFAULT_SENTINEL_PORT);
         LockStoreException failure = null;
         for (LockUri.HostPort sentinel : sentinels) {
@@ -144,6 +139,172 @@ final class RedisDoctor implements StoreDoctor {
             }
         }
         throw failure;
+    }
+
+    /**
+     * Whether the Sentinels let a client in without a password: whoever may talk to them can order a failover or
+     * point the group at a server of theirs, and the lock clients follow the Sentinels there.
+     */
+    private static Finding sentinelAuthentication(LockUri uri, Duration timeout, String masterName) {
+        String check = "sentinel " + masterName + " authentication";
+        DefaultJedisClientConfig anonymous = RedisClientSettings.sentinelConfig(uri, timeout, null, false);
+        for (LockUri.HostPort sentinel : uri.hosts(DEFAULT_SENTINEL_PORT)) {
+            try (Jedis jedis = new Jedis(new HostAndPort(sentinel.host(), sentinel.port()), anonymous)) {
+                jedis.ping();
+                return Finding.warn(check, "the Sentinel at " + sentinel + " answers a client without a password:"
+                                + " anyone who reaches the Sentinels can order a failover (SENTINEL FAILOVER) or point the"
+                                + " group at a server of their own (SENTINEL REMOVE, MONITOR), and the lock clients follow"
+                                + " the Sentinels to it",
+                        "requirepass in every sentinel.conf (and sentinel sentinel-pass for their own links), then"
+                                + " sentinelPassword=... in the URI (REDIS.md, Sentinel)");
+            } catch (JedisDataException e) {
+                return Finding.ok(check, "the Sentinels refuse clients without a password (asked " + sentinel + ");"
+                        + (RedisClientSettings.hasSentinelPassword(uri) ? " the URI's sentinelPassword is accepted"
+                        : " the URI gives no sentinelPassword"));
+            } catch (JedisConnectionException e) {
+                // the next Sentinel
+            }
+        }
+        return Finding.warn(check, "no Sentinel answered a second connection: cannot tell", "");
+    }
+
+    /**
+     * Who can reach and change the locks on {@code node}: TLS as the URI sets it, the user this URI logs in as and
+     * whether the server lets clients in without a password, that user's rights against what a lock client needs
+     * (the backend's own start-up check) and beyond, and {@code protected-mode}.
+     */
+    static List<Finding> security(HostAndPort node, LockUri uri, DefaultJedisClientConfig config, Duration timeout) {
+        String prefix = "redis " + node + " ";
+        List<Finding> findings = new ArrayList<>();
+        boolean anonymousAllowed = anonymousAllowed(node, uri, timeout);
+        try (Jedis jedis = new Jedis(node, config)) {
+            findings.add(tls(jedis, prefix, uri));
+            String user;
+            String whoAmI;
+            try {
+                user = jedis.aclWhoAmI();
+                whoAmI = "'" + user + "' (ACL WHOAMI)";
+            } catch (JedisDataException e) {
+                user = RedisClientSettings.user(uri).orElse("default");
+                whoAmI = "'" + user + "' (from the URI; ACL WHOAMI refused)";
+            }
+            findings.add(authentication(prefix, user, whoAmI, anonymousAllowed, uri));
+            findings.add(acl(jedis, prefix, user, uri));
+            findings.add(protectedMode(jedis, prefix, anonymousAllowed));
+        } catch (JedisConnectionException e) {
+            throw new LockStoreException("cannot reach redis at " + node + ": " + rootMessage(e), e);
+        }
+        return findings;
+    }
+
+    /** Whether a client that gives no user and no password may run a command (the default user's {@code nopass}). */
+    private static boolean anonymousAllowed(HostAndPort node, LockUri uri, Duration timeout) {
+        try (Jedis jedis = new Jedis(node, RedisClientSettings.nodeConfig(uri, timeout, null, false))) {
+            jedis.ping();
+            return true;
+        } catch (JedisDataException e) {
+            return false; // NOAUTH
+        } catch (JedisConnectionException e) {
+            return false; // refused before a command: a client certificate asked for, or the connection closed
+        }
+    }
+
+    private static Finding tls(Jedis jedis, String prefix, LockUri uri) {
+        String check = prefix + "TLS";
+        String scheme = uri.scheme() + "://";
+        if (!RedisClientSettings.usesTls(uri)) {
+            return Finding.warn(check, "off (" + scheme + "): the password (AUTH) and every lock's name and holder cross"
+                            + " the network in clear text, and anyone between can pose as the server",
+                    "rediss:// (ssl=true on redlock://) with trustStore=<CA PEM> against the server's tls-port (REDIS.md, TLS)");
+        }
+        String clients;
+        try {
+            String authClients = jedis.configGet("tls-auth-clients").getOrDefault("tls-auth-clients", "?");
+            clients = switch (authClients) {
+                case "yes" -> "; the server requires a client certificate (tls-auth-clients yes)";
+                case "optional" -> "; the server checks a client certificate if one is sent (tls-auth-clients optional)";
+                default -> "; the server asks for no client certificate (tls-auth-clients " + authClients + ")";
+            };
+        } catch (JedisDataException e) {
+            clients = "";
+        }
+        return Finding.ok(check, "on (" + scheme + "), " + RedisClientSettings.tlsDescription(uri).orElse("") + clients);
+    }
+
+    private static Finding authentication(String prefix, String user, String whoAmI, boolean anonymousAllowed,
+                                          LockUri uri) {
+        String check = prefix + "authentication";
+        if (anonymousAllowed && user.equals("default")) {
+            return Finding.warn(check, "none: this URI is the default user " + whoAmI + ", which needs no password, so"
+                            + " any client that reaches the port can take, extend or delete any lock",
+                    "a password for the default user (requirepass) or ACL SETUSER default off, and a user of its own"
+                            + " for the locks with the ACL of REDIS.md (Access control): redis://locksmith:PASSWORD@...");
+        }
+        if (anonymousAllowed) {
+            return Finding.warn(check, "logged in as " + whoAmI + ", but the server lets clients in without a password"
+                            + " as the default user: any client that reaches the port can do what that user may",
+                    "ACL SETUSER default off (or requirepass): REDIS.md, Access control");
+        }
+        String password = RedisClientSettings.hasPassword(uri) ? "with a password from the URI" : "without a password";
+        return Finding.ok(check, "logged in as " + whoAmI + " " + password + "; the server refuses clients without one");
+    }
+
+    private static Finding acl(Jedis jedis, String prefix, String user, LockUri uri) {
+        String check = prefix + "ACL";
+        List<String> refused;
+        List<String> beyond;
+        try {
+            if (!RedisClientSettings.canCheckAcl(jedis)) {
+                return Finding.warn(check, "cannot tell: the server cannot be asked about a user's rights"
+                        + " (redis.acl_check_cmd, Redis 7.0 and later)", "check the user's rights against REDIS.md,"
+                        + " Access control");
+            }
+            refused = RedisClientSettings.refusedLockCommands(jedis, uri);
+            beyond = RedisClientSettings.allowedBeyondLocks(jedis);
+        } catch (JedisDataException e) {
+            return Finding.fail(check, "user '" + user + "' may not run the lock scripts (" + e.getMessage()
+                    + "): a lock client refuses to start", "grant the user the ACL of REDIS.md, Access control");
+        }
+        if (!refused.isEmpty()) {
+            return Finding.fail(check, "user '" + user + "' may not run what a lock client sends: "
+                            + String.join(", ", refused) + ": a lock client refuses to start (the check it makes at start)",
+                    "grant the user the ACL of REDIS.md (Access control): the commands, the keys ~locksmith:* and"
+                            + " ~locksmith-registry:*, and the channels &locksmith:*");
+        }
+        if (!beyond.isEmpty()) {
+            return Finding.warn(check, "user '" + user + "' may run what a lock client sends, and more: "
+                            + String.join(", ", beyond) + ": an application (or a stolen password) with this user can"
+                            + " delete every lock and fencing counter, or reconfigure the server",
+                    "a user limited to the ACL of REDIS.md (Access control): ACL SETUSER locksmith reset on >PASSWORD"
+                            + " ~locksmith:* ~locksmith-registry:* &locksmith:* -@all +evalsha +eval ...");
+        }
+        return Finding.ok(check, "user '" + user + "' may run what a lock client sends on ~locksmith:*,"
+                + " ~locksmith-registry:* and &locksmith:*, and none of " + String.join(", ",
+                io.locksmith.redis.RedisClientSettings.beyondLocksNames()));
+    }
+
+    private static Finding protectedMode(Jedis jedis, String prefix, boolean anonymousAllowed) {
+        String check = prefix + "protected-mode";
+        String mode;
+        try {
+            mode = jedis.configGet("protected-mode").getOrDefault("protected-mode", "?");
+        } catch (JedisDataException e) {
+            return anonymousAllowed
+                    ? Finding.warn(check, "CONFIG GET refused; cannot tell, and the default user needs no password",
+                    "protected-mode yes (its default) and a password for the default user")
+                    : Finding.ok(check, "not readable by this user (CONFIG GET refused); the server refuses clients"
+                    + " without a password, so it does not matter");
+        }
+        if (!anonymousAllowed) {
+            return Finding.ok(check, mode + "; the server refuses clients without a password, so it does not matter");
+        }
+        if (mode.equals("no")) {
+            return Finding.warn(check, "no, and the default user needs no password: clients from any machine that"
+                    + " reaches the port get in", "protected-mode yes, and a password for the default user (or ACL"
+                    + " SETUSER default off)");
+        }
+        return Finding.ok(check, mode + ": while the default user needs no password, the server refuses clients from"
+                + " other machines");
     }
 
     /**
@@ -278,7 +439,13 @@ final class RedisDoctor implements StoreDoctor {
 
     private static Finding replication(Jedis jedis, String prefix, int waitReplicas) {
         String check = prefix + "replication";
-        Map<String, String> info = parseInfo(jedis.info("replication"));
+        Map<String, String> info;
+        try {
+            info = parseInfo(jedis.info("replication"));
+        } catch (JedisDataException e) {
+            return Finding.warn(check, "INFO refused (" + e.getMessage() + "); cannot tell whether this node is a"
+                    + " primary", "allow INFO to the user doctor runs as, or run doctor as an operator's user");
+        }
         String role = info.getOrDefault("role", "?");
         if (role.equals("slave")) {
             return Finding.fail(check, "this node is a replica of " + info.get("master_host") + ":"

@@ -14,6 +14,7 @@ import io.locksmith.spi.Owner;
 import io.locksmith.spi.ProviderClientBuilder;
 import io.locksmith.tck.ContentionWorkload;
 import io.locksmith.tck.FaultInjector;
+import io.locksmith.tck.RawStoreSession;
 import io.locksmith.tck.TckRule;
 import io.locksmith.tck.TckTiming;
 import io.locksmith.tck.WorkloadReport;
@@ -232,6 +233,31 @@ public final class KitContext {
         } catch (UnsupportedOperationException e) {
             return false;
         }
+    }
+
+    /**
+     * A session of {@code identity} in the store's own commands (hook {@code rawStoreSession}), closed when the rule
+     * ends, or empty when the store refused to open it (a wrong password refused at login). The rule is skipped,
+     * naming the hook, when the kit does not implement it; the application's own session must open.
+     */
+    Optional<RawStoreSession> rawStoreSession(TckRule rule, RawStoreSession.Identity identity) throws Exception {
+        RawStoreSession session;
+        try {
+            session = hooks.rawStoreSession(identity);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("Skipped because the kit subclass " + kitName() + " does not implement"
+                    + " rawStoreSession(Identity): rule " + rule.id() + " (" + rule.title() + ") attacks a held lock"
+                    + " with the store's own commands as other identities");
+            throw e;
+        } catch (Exception e) {
+            if (identity == RawStoreSession.Identity.APPLICATION) {
+                throw new AssertionError("rawStoreSession(APPLICATION) failed: the kit's control needs a session with"
+                        + " the application's own credentials", e);
+            }
+            return Optional.empty();
+        }
+        return Optional.of(closedAtTheEnd(Objects.requireNonNull(session, "rawStoreSession(" + identity
+                + ") returned null")));
     }
 
     /** Skips the rule, naming the hook, unless the kit can drop a lock behind its holder's back. */

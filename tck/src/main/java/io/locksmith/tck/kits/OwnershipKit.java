@@ -6,6 +6,8 @@ import io.locksmith.LockClient;
 import io.locksmith.LockInfo;
 import io.locksmith.LockOptions;
 import io.locksmith.spi.Grant;
+import io.locksmith.tck.RawStoreSession;
+import io.locksmith.tck.RawStoreSession.Identity;
 import io.locksmith.tck.TckRule;
 import io.locksmith.tck.TckTiming;
 import org.junit.jupiter.api.Test;
@@ -14,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -24,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The rules of ownership (docs/SPEC.md R2): release and renewal are owner-checked, per holding and not per client;
- * a release frees the lock at once; every holder has an identity of its own that the store shows.
+ * a release frees the lock at once; every holder has an identity of its own that the store shows; and, where the store
+ * declares {@code ACCESS_CONTROL}, no other identity can touch a held lock with the store's own commands (R2.6).
  */
 public interface OwnershipKit extends RuleKit {
 
@@ -181,5 +185,99 @@ public interface OwnershipKit extends RuleKit {
                 "lock '" + name + "' should still show the next holding's token");
         assertTrue(current.isHeld(), "the next holding was lost to the stale holding's release or renewal");
         current.close();
+    }
+
+    @Test
+    default void optional_r2_6_anotherIdentityCannotTakeFreeExtendOrReadAHeldLock() throws Exception {
+        KitContext kit = kitContext();
+        TckTiming timing = kit.timing();
+        LockClient a = kit.client();
+        KitContext.requireCapability(a, TckRule.R2_6);
+        LockClient c = kit.client();
+        RawStoreSession own = kit.rawStoreSession(TckRule.R2_6, Identity.APPLICATION).orElseThrow();
+        // The control: with the application's own credentials the same commands reach the lock's records. Without
+        // it a hook that attacks the wrong keys, or none, would pass every foreign identity below.
+        String control = kit.name();
+        Lease controlLease = a.lock(control, kit.longLease()).acquire(timing.slack());
+        String seen = own.read(control).orElse("");
+        assertTrue(seen.contains(a.clientId()), "the control failed: rawStoreSession(APPLICATION).read('" + control
+                + "') shows '" + seen + "', not the holder's client id " + a.clientId() + ": the hook does not reach"
+                + " the lock's records, so the rule cannot judge the other identities");
+        own.delete(control);
+        kit.within(timing.slack(), "the control: lock '" + control + "' to be free after rawStoreSession(APPLICATION)"
+                + ".delete (if it stays held, the hook does not reach the lock's records)").until(() -> c.lock(control,
+                kit.longLease()).tryAcquire().map(taken -> {
+                    taken.close();
+                    return true;
+                }).orElse(false));
+        controlLease.close();
+        for (Identity identity : List.of(Identity.OTHER_USER, Identity.WRONG_PASSWORD, Identity.NO_CREDENTIALS)) {
+            Optional<RawStoreSession> opened = kit.rawStoreSession(TckRule.R2_6, identity);
+            if (opened.isEmpty()) {
+                // Refused at login: such a client has nothing to attack with. Another user with its own password is
+                // let in by every store, and is the attacker the rule needs.
+                assertTrue(identity != Identity.OTHER_USER, "rawStoreSession(OTHER_USER) could not open: the rule"
+                        + " needs another user the store lets in (with rights elsewhere, not on the lock's records)");
+                continue;
+            }
+            RawStoreSession foreign = opened.get();
+            String name = kit.name();
+            Lease lease = a.lock(name, kit.longLease()).acquire(timing.slack());
+            String refusals = attempt(() -> {
+                foreign.delete(name);
+                return null;
+            });
+            assertStillHeld(kit, a, c, lease, name, "a raw session as " + identity + " deleted its records" + refusals);
+            refusals = attempt(() -> {
+                foreign.extend(name, LockOptions.MAX_LEASE_TIME);
+                return null;
+            });
+            assertStillHeld(kit, a, c, lease, name, "a raw session as " + identity + " extended it to "
+                    + LockOptions.MAX_LEASE_TIME + refusals);
+            refusals = attempt(() -> {
+                foreign.takeOver(name);
+                return null;
+            });
+            assertStillHeld(kit, a, c, lease, name, "a raw session as " + identity + " wrote a holding of its own"
+                    + refusals);
+            Optional<String> read = Optional.empty();
+            try {
+                read = foreign.read(name);
+            } catch (Exception refused) {
+                // what the store answers a read it refuses
+            }
+            assertFalse(read.orElse("").contains(a.clientId()), "a raw session as " + identity + " read the holder of"
+                    + " lock '" + name + "': " + read.orElse(""));
+            lease.close();
+            kit.assertFree(c, name, null, "after its holder released it: something " + identity + " wrote stayed"
+                    + " behind (a queued node, a record of its own)");
+        }
+    }
+
+    /** Runs one attack; the store's refusal is expected and kept for the message, the effect is judged after. */
+    private static String attempt(java.util.concurrent.Callable<Void> attack) {
+        try {
+            attack.call();
+            return " (the store did not refuse the command)";
+        } catch (Exception refused) {
+            return " (although the store answered " + refused + ")";
+        }
+    }
+
+    /** The holder still holds: its lease, inspect, its token, a TTL no longer than it asked for, nobody else let in. */
+    private static void assertStillHeld(KitContext kit, LockClient holder, LockClient third, Lease lease, String name,
+                                        String attack) {
+        String after = "lock '" + name + "' after " + attack;
+        assertTrue(lease.isHeld(), "the holder lost " + after);
+        LockInfo info = third.inspect(name).orElseThrow(() -> new AssertionError("inspect shows no holder of " + after));
+        assertEquals(holder.clientId(), info.holder().clientId(), "inspect shows another holder of " + after);
+        assertEquals(lease.fencingToken(), info.fencingToken(), "inspect shows another token for " + after);
+        Duration asked = kit.timing().longLease();
+        info.timeToLive().ifPresent(ttl -> assertTrue(ttl.compareTo(asked.plus(kit.timing().expiryPrecision())) <= 0,
+                "the holder asked for " + asked + " but the store keeps " + after + " for " + ttl));
+        third.lock(name, kit.longLease()).tryAcquire().ifPresent(taken -> {
+            taken.close();
+            throw new AssertionError("a third client took " + after);
+        });
     }
 }

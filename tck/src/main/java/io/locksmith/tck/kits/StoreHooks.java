@@ -6,6 +6,7 @@ import io.locksmith.spi.LockProvider;
 import io.locksmith.spi.LockProviderFactory;
 import io.locksmith.spi.LockUri;
 import io.locksmith.spi.ProviderContext;
+import io.locksmith.tck.RawStoreSession;
 import io.locksmith.tck.TckTiming;
 
 import java.util.Set;
@@ -54,6 +55,11 @@ public interface StoreHooks {
     /** Ends the store session of {@code storeProvider} as the store itself would (rule R9.13). */
     default void endStoreSession(LockProvider storeProvider) {
         throw new UnsupportedOperationException("endStoreSession(LockProvider) is not implemented by " + kitName());
+    }
+
+    /** A session speaking the store's own commands as {@code identity} (rule R2.6). */
+    default RawStoreSession rawStoreSession(RawStoreSession.Identity identity) throws Exception {
+        throw new UnsupportedOperationException("rawStoreSession(Identity) is not implemented by " + kitName());
     }
 
     /** The factory that serves {@link #storeUri()}; the default is {@link #registeredFactory(String)}. */

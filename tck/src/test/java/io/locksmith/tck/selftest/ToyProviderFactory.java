@@ -99,6 +99,9 @@ final class ToyProviderFactory implements LockProviderFactory {
             if (store.isSessionBound()) {
                 capabilities.add(Capability.SESSION_BOUND);
             }
+            if (store.hasAccessControl()) {
+                capabilities.add(Capability.ACCESS_CONTROL);
+            }
             if (store.isFair()) {
                 capabilities.add(Capability.FAIR);
                 capabilities.add(Capability.INSPECT_WAITERS);

@@ -31,6 +31,8 @@ final class ToyStore {
     private final boolean fair;
     /** Locks live as long as their owner's session (a ZooKeeper ephemeral node): no TTL in the store. */
     private final boolean sessionBound;
+    /** Declares ACCESS_CONTROL: {@link ToyKits.AccessControlledToyTck}'s raw sessions check their identity. */
+    private final boolean accessControl;
     private final Map<String, Entry> locks = new HashMap<>();
     private final Map<String, LinkedHashMap<String, HolderIdentity>> queues = new HashMap<>();
     private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
@@ -41,9 +43,18 @@ final class ToyStore {
     }
 
     ToyStore(Set<Flaw> flaws, boolean fair, boolean sessionBound) {
+        this(flaws, fair, sessionBound, false);
+    }
+
+    ToyStore(Set<Flaw> flaws, boolean fair, boolean sessionBound, boolean accessControl) {
         this.flaws = flaws.isEmpty() ? EnumSet.noneOf(Flaw.class) : EnumSet.copyOf(flaws);
         this.fair = fair;
         this.sessionBound = sessionBound;
+        this.accessControl = accessControl;
+    }
+
+    boolean hasAccessControl() {
+        return accessControl;
     }
 
     boolean isSessionBound() {
@@ -185,6 +196,27 @@ final class ToyStore {
             }
         }
         return held;
+    }
+
+    // ---------------------------------------------------------------- the store's own commands (rule R2.6)
+
+    /** What a raw read shows of the lock: its whole entry, the holder's identity included. */
+    synchronized String rawRead(String name) {
+        Entry entry = live(name, System.nanoTime());
+        return entry == null ? null : entry.toString();
+    }
+
+    /** Sets the lock's expiry to {@code ttl} from now, whoever holds it. */
+    synchronized void rawExtend(String name, Duration ttl) {
+        Entry entry = live(name, System.nanoTime());
+        if (entry != null) {
+            locks.put(name, new Entry(entry.ownerId, entry.holder, entry.token, System.nanoTime() + ttl.toNanos()));
+        }
+    }
+
+    /** Overwrites the lock with a holding of {@code intruder}'s. */
+    synchronized void rawTakeOver(String name, HolderIdentity intruder) {
+        locks.put(name, new Entry("raw-" + intruder.clientId(), intruder, ++lastToken, expiry(Duration.ofDays(1))));
     }
 
     /** The test hook: the lock is gone, as if its TTL ran out. */

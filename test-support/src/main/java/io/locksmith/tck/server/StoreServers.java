@@ -279,13 +279,33 @@ public final class StoreServers {
      * @throws IllegalStateException if PostgreSQL is not installed (with the install hint) or does not start
      */
     public static ServerProcess postgresWithTls(TestCertificates certificates, String... extraSettings) {
+        return postgresWithTls(certificates, "scram-sha-256", List.of(extraSettings));
+    }
+
+    /**
+     * A private PostgreSQL server as {@link #postgresWithTls(TestCertificates, String...)} that also requires a client
+     * certificate from the authority of {@code certificates} whose common name is the role's name
+     * ({@code hostssl ... scram-sha-256 clientcert=verify-full}, {@code ssl_ca_file} that authority): a role logs in
+     * with its password and such a certificate ({@link TestCertificates#clientCertificate}), or not at all.
+     *
+     * @param extraSettings further {@code name=value} server settings
+     * @throws IllegalStateException if PostgreSQL is not installed (with the install hint) or does not start
+     */
+    public static ServerProcess postgresWithMutualTls(TestCertificates certificates, String... extraSettings) {
+        return postgresWithTls(certificates, "scram-sha-256 clientcert=verify-full", List.of(extraSettings));
+    }
+
+    private static ServerProcess postgresWithTls(TestCertificates certificates, String sslAuthentication,
+                                                 List<String> extraSettings) {
         int port = FreePorts.next();
         Path dir = tempDir("postgres-" + port);
         Path data = dir.resolve("data");
         Path cert = dir.resolve("server.crt");
         Path key = dir.resolve("server.key");
         Path hba = dir.resolve("pg_hba.conf");
+        Path ca = dir.resolve("ca.crt");
         try {
+            Files.copy(certificates.caCert(), ca);
             Files.copy(certificates.serverCert(), cert);
             Files.copy(certificates.serverKey(), key);
             // PostgreSQL refuses a key file that others may read.
@@ -293,7 +313,7 @@ public final class StoreServers {
             Files.writeString(hba, String.join("\n",
                     "local   all  all  trust",
                     "host    all  " + POSTGRES_USER + "  127.0.0.1/32  trust",
-                    "hostssl all  all  127.0.0.1/32  scram-sha-256",
+                    "hostssl all  all  127.0.0.1/32  " + sslAuthentication,
                     ""));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the TLS files of a PostgreSQL server in " + dir, e);
@@ -301,8 +321,8 @@ public final class StoreServers {
         ownedByPostgresUser(dir);
         copyTree(postgresTemplate(), data);
         List<String> settings = new ArrayList<>(List.of("ssl=on", "ssl_cert_file=" + cert, "ssl_key_file=" + key,
-                "hba_file=" + hba));
-        settings.addAll(List.of(extraSettings));
+                "ssl_ca_file=" + ca, "hba_file=" + hba));
+        settings.addAll(extraSettings);
         return startPostgres(port, data, dir, settings).deleteWorkDirOnClose();
     }
 

@@ -1,0 +1,10 @@
+package io.locksmith.redis;
+
+/** The kit's basic rules over mutual TLS ({@link RedisMutualTlsKit}) through Lettuce. */
+class LettuceMutualTlsKitTest extends RedisMutualTlsKit {
+
+    @Override
+    protected String client() {
+        return "lettuce";
+    }
+}
