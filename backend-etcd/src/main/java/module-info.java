@@ -4,7 +4,9 @@ module io.locksmith.etcd {
     requires org.slf4j;
     requires jetcd.core;
     requires jetcd.api;
+    requires jetcd.grpc;
     requires jetcd.common;
+    requires io.grpc;
     requires io.netty.handler;
 
     exports io.locksmith.etcd;

@@ -105,7 +105,8 @@ final class Calls {
                         // jetcd's status has no description here ("UNAUTHENTICATED"), so say what it means.
                         throw new LockStoreException(lockName, store + " refused the login of the client's user ("
                                 + what + "; " + cause.getMessage() + "): its password may have changed or the user"
-                                + " been removed. Open a new client with the current credentials", cause);
+                                + " been removed. With passwordFile, put the current password in that file (the next"
+                                + " login reads it); otherwise open a new client with the current credentials", cause);
                     } else if (isTlsFailure(cause) || !isTransient(cause)) {
                         // A failed TLS handshake will fail the same way on the next attempt: gRPC reports it as
                         // UNAVAILABLE, which would otherwise be retried until the bound and end as "did not answer".

@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
 /**
- * {@code etcd://[user:password@]host[:port][,host[:port]...][?prefix=/locks/&timeout=5s]}, and {@code etcds://} for
+ * {@code etcd://[user:password@]host[:port][,host[:port]...][?prefix=/locks/&timeout=5s]} (or {@code etcd://user@host
+ * ?passwordFile=/path}, read again at every login), and {@code etcds://} for
  * TLS ({@code trustStore}, {@code clientCert}, {@code clientKey}): locks on an etcd cluster (v3 API) through jetcd.
  * See {@code docs/ETCD.md} for the key layout, the lease choice, TLS, authentication and what etcd guarantees.
  */
@@ -45,6 +46,7 @@ public final class EtcdLockProviderFactory implements LockProviderFactory {
         settings.user().ifPresent(user -> builder.user(EtcdKeys.bytes(user)));
         settings.password().ifPresent(password ->
                 builder.password(io.etcd.jetcd.ByteSequence.from(password, StandardCharsets.UTF_8)));
+        settings.passwordFile().ifPresent(file -> builder.authInterceptors(new CurrentPassword(file)));
         if (settings.tls()) {
             tls(builder, settings);
         }

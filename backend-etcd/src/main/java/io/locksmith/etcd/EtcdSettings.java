@@ -2,6 +2,7 @@ package io.locksmith.etcd;
 
 import io.locksmith.LockConfigurationException;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.PasswordFile;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,23 +15,24 @@ import java.util.stream.Collectors;
 /**
  * The settings of an {@code etcd://} or {@code etcds://} (TLS) URI, validated:
  * {@code etcd[s]://[user:password@]host[:port][,host[:port]...][?prefix=/locks/&timeout=5s&passwordEnv=NAME
- * &trustStore=/path/ca.pem&clientCert=/path/client.pem&clientKey=/path/client.key]}. Grammar and meaning:
- * {@code docs/ETCD.md}.
+ * &passwordFile=/path&trustStore=/path/ca.pem&clientCert=/path/client.pem&clientKey=/path/client.key]}. Grammar and
+ * meaning: {@code docs/ETCD.md}.
  *
  * @param endpoints  the members, as {@code http://host:port} or {@code https://host:port}
  * @param prefix     the key prefix every lock key starts with; ends with {@code /}
  * @param timeout    how long one store request may take before it counts as failed
  * @param user       the etcd user, if authentication is on
- * @param password   the password of {@code user}: from the URI, or from the environment variable {@code passwordEnv}
- *                   names
+ * @param password   the password of {@code user}: from the URI, from the environment variable {@code passwordEnv}
+ *                   names, or as {@code passwordFile} held it at open
+ * @param passwordFile the file read again at each login ({@code passwordFile}), so a rotated password is used
  * @param tls        whether the members are reached over TLS ({@code etcds://})
  * @param trustStore  the PEM file of the authorities that may sign a member's certificate; without it, the JDK's
  * @param clientCert the PEM certificate this client presents (mutual TLS), with {@code clientKey}
  * @param clientKey  its private key (PKCS#8 PEM)
  */
 record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Optional<String> user,
-                    Optional<String> password, boolean tls, Optional<Path> trustStore, Optional<Path> clientCert,
-                    Optional<Path> clientKey) {
+                    Optional<String> password, Optional<PasswordFile> passwordFile, boolean tls,
+                    Optional<Path> trustStore, Optional<Path> clientCert, Optional<Path> clientKey) {
 
     static final int DEFAULT_PORT = 2379;
     static final String DEFAULT_PREFIX = "/locksmith/";
@@ -81,14 +83,17 @@ record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Opt
         }
         Duration timeout = uri.duration(PARAM_TIMEOUT, DEFAULT_TIMEOUT);
         Optional<String> user = uri.user();
-        Optional<String> password = password(uri, environment);
+        Optional<PasswordFile> passwordFile = PasswordFile.of(uri);
+        Optional<String> password = passwordFile.isPresent() ? passwordFile.map(PasswordFile::read)
+                : password(uri, environment);
         if (user.isPresent() && password.isEmpty()) {
             throw new LockConfigurationException("'" + uri + "' names user '" + user.get()
-                    + "' without a password; write etcd://user:password@host:2379 or add passwordEnv=VARIABLE");
+                    + "' without a password; write etcd://user:password@host:2379 or add passwordEnv=VARIABLE or"
+                    + " passwordFile=/path");
         }
         if (user.isEmpty() && password.isPresent()) {
-            throw new LockConfigurationException("'" + uri + "' has a password but no user; write"
-                    + " etcd://user:password@host:2379");
+            throw new LockConfigurationException("'" + uri + "' has a password but no user; write " + (passwordFile
+                    .isPresent() ? "etcd://user@host:2379?passwordFile=..." : "etcd://user:password@host:2379"));
         }
         Optional<Path> trustStore = file(uri, PARAM_TRUST_STORE, tls);
         Optional<Path> clientCert = file(uri, PARAM_CLIENT_CERT, tls);
@@ -97,7 +102,8 @@ record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Opt
             throw new LockConfigurationException("'" + uri + "' has only one of 'clientCert' and 'clientKey'; mutual"
                     + " TLS needs both: the client's certificate and its private key (PKCS#8 PEM)");
         }
-        return new EtcdSettings(endpoints, prefix, timeout, user, password, tls, trustStore, clientCert, clientKey);
+        return new EtcdSettings(endpoints, prefix, timeout, user, password, passwordFile, tls, trustStore, clientCert,
+                clientKey);
     }
 
     /** The URI's password, or the value of the environment variable {@code passwordEnv} names; never both. */
@@ -139,11 +145,16 @@ record EtcdSettings(List<String> endpoints, String prefix, Duration timeout, Opt
         return Optional.of(path);
     }
 
+    /** Where the password comes from, for messages: the URI or passwordEnv, or the file by its path. */
+    String passwordSource() {
+        return passwordFile.map(file -> "the password file '" + file.path() + "'").orElse("the URI or passwordEnv");
+    }
+
     /** The store for messages, without credentials. */
     String describe() {
         return (tls ? TLS_SCHEME : SCHEME) + "://" + user.map(u -> u + "@").orElse("")
                 + endpoints.stream().map(e -> e.substring(e.indexOf("://") + 3)).collect(Collectors.joining(","))
-                + "?prefix=" + prefix;
+                + "?prefix=" + prefix + passwordFile.map(file -> "&" + file).orElse("");
     }
 
     @Override

@@ -66,8 +66,8 @@ final class OpenChecks {
         String store = settings.describe();
         if (mentions(failure, "authentication failed") || mentions(failure, "invalid user id or password")) {
             return new LockStoreException(store + " refused the login of user '" + settings.user().orElse("")
-                    + "' (etcdserver: authentication failed, invalid user ID or password). Check the password (from"
-                    + " the URI or passwordEnv) and that the user exists (etcdctl user get NAME)", failure);
+                    + "' (etcdserver: authentication failed, invalid user ID or password). Check the password (from "
+                    + settings.passwordSource() + ") and that the user exists (etcdctl user get NAME)", failure);
         }
         if (mentions(failure, "authentication is not enabled")) {
             return new LockStoreException(store + " has authentication off but the URI names user '"

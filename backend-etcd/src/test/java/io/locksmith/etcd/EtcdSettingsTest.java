@@ -86,4 +86,22 @@ class EtcdSettingsTest {
                 () -> EtcdSettings.from(LockUri.parse(uri)));
         assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
+
+    @Test
+    void passwordFileGivesThePasswordAtOpenAndIsNamedInTheDescription(@org.junit.jupiter.api.io.TempDir
+                                                                      java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("pw");
+        java.nio.file.Files.writeString(file, "etcd-Secret\n");
+        EtcdSettings settings = EtcdSettings.from(LockUri.parse("etcd://locker@127.0.0.1?passwordFile=" + file));
+        assertEquals(Optional.of("etcd-Secret"), settings.password());
+        assertTrue(settings.passwordFile().isPresent());
+        assertTrue(settings.describe().endsWith("&passwordFile=" + file), settings.describe());
+        assertFalse(settings.describe().contains("Secret"), settings.describe());
+        LockConfigurationException noUser = assertThrows(LockConfigurationException.class,
+                () -> EtcdSettings.from(LockUri.parse("etcd://127.0.0.1?passwordFile=" + file)));
+        assertTrue(noUser.getMessage().contains("no user"), noUser.getMessage());
+        LockConfigurationException both = assertThrows(LockConfigurationException.class,
+                () -> EtcdSettings.from(LockUri.parse("etcd://locker:uri-Secret@127.0.0.1?passwordFile=" + file)));
+        assertFalse(both.getMessage().contains("uri-Secret"), both.getMessage());
+    }
 }

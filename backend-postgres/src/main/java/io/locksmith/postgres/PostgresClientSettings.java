@@ -31,7 +31,8 @@ public final class PostgresClientSettings {
     }
 
     /**
-     * The driver properties of {@code uri}: user, password (from the URI or the variable {@code passwordEnv} names),
+     * The driver properties of {@code uri}: user, password (from the URI, the variable {@code passwordEnv} names, or
+     * as {@code passwordFile} holds it now),
      * TLS, and the URI's statement time-out.
      *
      * @throws io.locksmith.LockConfigurationException if the URI is not valid, or {@code passwordEnv} names an unset
@@ -62,13 +63,16 @@ public final class PostgresClientSettings {
     }
 
     /**
-     * Where the password comes from, for messages: {@code "the environment variable NAME"}, {@code "the URI"}, or
-     * empty without one. Never the password.
+     * Where the password comes from, for messages: {@code "the environment variable NAME"}, {@code "the password file
+     * '/path'"}, {@code "the URI"}, or empty without one. Never the password.
      */
     public static Optional<String> passwordSource(LockUri uri) {
         PostgresSettings settings = PostgresSettings.from(uri);
         if (settings.password().isEmpty()) {
             return Optional.empty();
+        }
+        if (settings.passwordFile().isPresent()) {
+            return Optional.of(settings.passwordSource());
         }
         return Optional.of(uri.parameter(PostgresSettings.PARAM_PASSWORD_ENV).map(String::strip)
                 .map(name -> "the environment variable " + name).orElse("the URI"));

@@ -467,9 +467,27 @@ final class PostgresLockProvider implements LockProvider {
             connection.setNetworkTimeout(SAME_THREAD, timeoutMillis);
             return work.run(connection);
         } catch (SQLException e) {
+            SQLException refusedLogin = refusedLogin(e);
+            if (refusedLogin != null) {
+                // The pool could not open a session: say it is the login (a password rotated on the server but not
+                // where this client reads it), not a bare "connection is not available".
+                throw new LockStoreException(lockName, "failed to " + what + ": "
+                        + PostgresLockProviderFactory.connectFailure(settings, refusedLogin) + " (" + e.getMessage()
+                        + ")", e);
+            }
             throw new LockStoreException(lockName, store + " failed to " + what + ": " + e.getMessage()
                     + (e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")"), e);
         }
+    }
+
+    /** The refused login (SQLSTATE class 28) among the causes of {@code failure}, or null. */
+    private static SQLException refusedLogin(SQLException failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("28")) {
+                return sql;
+            }
+        }
+        return null;
     }
 
     static long micros(Duration duration) {

@@ -41,7 +41,7 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         String id = context.clientId().substring(0, Math.min(8, context.clientId().length()));
         Properties properties = connectionProperties(settings);
         checkReachable(settings, properties);
-        HikariDataSource pool = new HikariDataSource(poolConfig(settings, properties, id));
+        HikariDataSource pool = pool(settings, properties, id);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "locksmith-postgres-" + id);
             thread.setDaemon(true);
@@ -49,7 +49,8 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         });
         PostgresSchema schema = new PostgresSchema(settings.schema());
         ReleaseListener listener = new ReleaseListener(() -> {
-            Connection connection = DriverManager.getConnection(settings.jdbcUrl(), properties);
+            Connection connection = DriverManager.getConnection(settings.jdbcUrl(), withCurrentPassword(settings,
+                    properties));
             connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis()));
             return connection;
         }, schema.channel(), settings.describe(), scheduler, "locksmith-postgres-listen-" + id);
@@ -105,8 +106,8 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
                                 + " and, with clientcert=verify-full, name the role as its common name")
                         .orElse("give sslcert and sslkey (and sslmode=verify-full)");
             }
-            return refused + ". Check the password (from the URI or passwordEnv) and the server's pg_hba.conf (a hostssl"
-                    + " line needs sslmode=require or stronger)";
+            return refused + ". Check the password (from " + settings.passwordSource() + ") and the server's"
+                    + " pg_hba.conf (a hostssl line needs sslmode=require or stronger)";
         }
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof javax.net.ssl.SSLException || cause instanceof java.security.cert.CertificateException) {
@@ -154,6 +155,38 @@ public final class PostgresLockProviderFactory implements LockProviderFactory {
         } catch (java.sql.SQLException e) {
             throw new LockStoreException(connectFailure(settings, e), e);
         }
+    }
+
+    /**
+     * {@code properties} with the password read now from {@code passwordFile}, if the URI has one: every new session
+     * logs in with the file's current content, so a rotated secret is used without a restart.
+     */
+    static Properties withCurrentPassword(PostgresSettings settings, Properties properties) {
+        if (settings.passwordFile().isEmpty()) {
+            return properties;
+        }
+        Properties current = new Properties();
+        current.putAll(properties);
+        settings.currentPassword().ifPresent(password -> current.setProperty("password", password));
+        return current;
+    }
+
+    /**
+     * The pool. With {@code passwordFile}, each new session reads the file: HikariCP asks its configuration (the data
+     * source itself) for the password every time it opens a session, and a session the server ended (a restart,
+     * {@code pg_terminate_backend}) or that reached its maximum lifetime is replaced by a new one.
+     */
+    static HikariDataSource pool(PostgresSettings settings, Properties properties, String id) {
+        HikariConfig config = poolConfig(settings, properties, id);
+        if (settings.passwordFile().isEmpty()) {
+            return new HikariDataSource(config);
+        }
+        return new HikariDataSource(config) {
+            @Override
+            public String getPassword() {
+                return settings.currentPassword().orElseThrow();
+            }
+        };
     }
 
     static HikariConfig poolConfig(PostgresSettings settings, Properties properties, String id) {

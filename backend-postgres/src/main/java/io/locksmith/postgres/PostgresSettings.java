@@ -2,6 +2,7 @@ package io.locksmith.postgres;
 
 import io.locksmith.LockConfigurationException;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.PasswordFile;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -14,12 +15,15 @@ import java.util.stream.Collectors;
  * The settings of a {@code postgres://} URI, validated:
  * {@code postgres://[user[:password]@]host[:port][,host[:port]...]/database[?schema=public&pool=4&timeout=5s
  * &connectTimeout=10s&createSchema=true&cleanup=30s&allowAsyncStandby=false&sslmode=verify-full&sslrootcert=/path/ca.crt
- * &sslcert=/path/client.crt&sslkey=/path/client.key&passwordEnv=NAME]}. Grammar and meaning: {@code docs/POSTGRES.md}.
+ * &sslcert=/path/client.crt&sslkey=/path/client.key&passwordEnv=NAME|passwordFile=/path]}. Grammar and meaning:
+ * {@code docs/POSTGRES.md}.
  *
  * @param hosts         the servers; with several, the driver connects to the one that is the primary
  * @param database      the database
  * @param user          the role to log in as, if given (else the driver's default, the OS user name)
- * @param password      its password, if given: from the URI, or from the environment variable {@code passwordEnv} names
+ * @param password      its password, if given: from the URI, from the environment variable {@code passwordEnv} names,
+ *                      or as {@code passwordFile} held it at open
+ * @param passwordFile  the file read again for each new session ({@code passwordFile}), so a rotated password is used
  * @param schema        the schema of the lock table, the fencing sequence and the registry table
  * @param poolSize      the most connections the pool opens (besides the one listening connection)
  * @param timeout       how long one call may take, waiting for a pooled connection included, before it fails
@@ -38,8 +42,8 @@ import java.util.stream.Collectors;
  *                      driver (which assumes RSA unless told)
  */
 record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<String> user,
-                        Optional<String> password, String schema, int poolSize, Duration timeout,
-                        Duration connectTimeout, boolean createSchema, Duration cleanup, boolean allowAsyncStandby,
+                        Optional<String> password, Optional<PasswordFile> passwordFile, String schema, int poolSize,
+                        Duration timeout, Duration connectTimeout, boolean createSchema, Duration cleanup, boolean allowAsyncStandby,
                         Optional<String> sslMode, Optional<String> sslRootCert, Optional<String> sslCert,
                         Optional<String> sslKey, Optional<String> pemKeyAlgorithm) {
 
@@ -112,7 +116,13 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
         Duration cleanup = uri.duration(PARAM_CLEANUP, DEFAULT_CLEANUP);
         boolean allowAsyncStandby = uri.bool(PARAM_ALLOW_ASYNC_STANDBY, false);
         Optional<String> user = uri.user();
-        Optional<String> password = password(uri, environment);
+        Optional<PasswordFile> passwordFile = PasswordFile.of(uri);
+        if (passwordFile.isPresent() && user.isEmpty()) {
+            throw new LockConfigurationException("'" + uri + "' has parameter 'passwordFile' but no user; write"
+                    + " postgres://user@host:5432/db?passwordFile=...");
+        }
+        Optional<String> password = passwordFile.isPresent() ? passwordFile.map(PasswordFile::read)
+                : password(uri, environment);
         Optional<String> sslMode = uri.parameter(PARAM_SSL_MODE).map(String::strip);
         uri.markRead(PARAM_SSL_MODE);
         if (sslMode.isPresent() && !SSL_MODES.contains(sslMode.get())) {
@@ -157,8 +167,19 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
             pemKeyAlgorithm = pkcs12 || sslKey.get().endsWith(".pk8") ? Optional.empty()
                     : Optional.of(pemKeyAlgorithm(uri, java.nio.file.Path.of(sslKey.get())));
         }
-        return new PostgresSettings(hosts, database, user, password, schema, poolSize, timeout, connectTimeout,
-                createSchema, cleanup, allowAsyncStandby, sslMode, sslRootCert, sslCert, sslKey, pemKeyAlgorithm);
+        return new PostgresSettings(hosts, database, user, password, passwordFile, schema, poolSize, timeout,
+                connectTimeout, createSchema, cleanup, allowAsyncStandby, sslMode, sslRootCert, sslCert, sslKey,
+                pemKeyAlgorithm);
+    }
+
+    /** The password now: {@code passwordFile}'s current content, or the one given at open. */
+    Optional<String> currentPassword() {
+        return passwordFile.isPresent() ? passwordFile.map(PasswordFile::read) : password;
+    }
+
+    /** Where the password comes from, for messages: the URI or passwordEnv, or the file by its path. */
+    String passwordSource() {
+        return passwordFile.map(file -> "the password file '" + file.path() + "'").orElse("the URI or passwordEnv");
     }
 
     /**
@@ -240,7 +261,8 @@ record PostgresSettings(List<LockUri.HostPort> hosts, String database, Optional<
         return "postgres://" + user.map(u -> u + "@").orElse("")
                 + hosts.stream().map(PostgresSettings::hostPort).collect(Collectors.joining(","))
                 + "/" + database + "?schema=" + schema + sslMode.map(mode -> "&sslmode=" + mode).orElse("")
-                + sslCert.map(cert -> "&sslcert=" + cert).orElse("");
+                + sslCert.map(cert -> "&sslcert=" + cert).orElse("")
+                + passwordFile.map(file -> "&" + file).orElse("");
     }
 
     @Override

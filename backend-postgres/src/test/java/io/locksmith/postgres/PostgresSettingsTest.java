@@ -184,4 +184,23 @@ class PostgresSettingsTest {
                 () -> PostgresSettings.from(LockUri.parse("postgres://db/app?pool=0")));
         assertTrue(error.getMessage().contains("'pool'"), error.getMessage());
     }
+
+    @Test
+    void passwordFileIsReadAgainEachTimeNeedsAUserAndIsNamedInTheDescription(@org.junit.jupiter.api.io.TempDir
+                                                                             java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("pw");
+        java.nio.file.Files.writeString(file, "first-Secret\n");
+        PostgresSettings settings = PostgresSettings.from(LockUri.parse("postgres://app@db/app?passwordFile=" + file));
+        assertEquals(Optional.of("first-Secret"), settings.currentPassword());
+        java.nio.file.Files.writeString(file, "second-Secret");
+        assertEquals(Optional.of("second-Secret"), settings.currentPassword());
+        assertTrue(settings.describe().endsWith("&passwordFile=" + file), settings.describe());
+        assertFalse(settings.describe().contains("Secret"), settings.describe());
+        LockConfigurationException noUser = assertThrows(LockConfigurationException.class,
+                () -> PostgresSettings.from(LockUri.parse("postgres://db/app?passwordFile=" + file)));
+        assertTrue(noUser.getMessage().contains("no user"), noUser.getMessage());
+        LockConfigurationException both = assertThrows(LockConfigurationException.class, () -> PostgresSettings.from(
+                LockUri.parse("postgres://app@db/app?passwordEnv=HOME&passwordFile=" + file)));
+        assertTrue(both.getMessage().contains("'passwordEnv' and 'passwordFile'"), both.getMessage());
+    }
 }

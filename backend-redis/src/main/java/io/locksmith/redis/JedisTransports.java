@@ -7,6 +7,7 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.DefaultRedisCredentials;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.HostAndPortMapper;
 import redis.clients.jedis.JedisClientConfig;
@@ -123,11 +124,16 @@ final class JedisTransports {
         if (mapper != null) {
             builder.hostAndPortMapper(mapper);
         }
-        if (settings.user() != null) {
-            builder.user(settings.user());
-        }
-        if (settings.password() != null) {
-            builder.password(settings.password());
+        if (settings.passwordFile() != null) {
+            // Jedis asks the provider at each new connection's AUTH/HELLO: a rotated file is used from then on.
+            builder.credentialsProvider(() -> new DefaultRedisCredentials(settings.user(), settings.currentPassword()));
+        } else {
+            if (settings.user() != null) {
+                builder.user(settings.user());
+            }
+            if (settings.password() != null) {
+                builder.password(settings.password());
+            }
         }
         return builder.build();
     }

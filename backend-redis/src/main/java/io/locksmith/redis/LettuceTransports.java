@@ -3,6 +3,8 @@ package io.locksmith.redis;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
@@ -124,7 +126,11 @@ final class LettuceTransports {
         // Sentinel queries; commands are bounded by the TimeoutOptions and by LettuceCommands' own wait.
         builder.withDatabase(settings.database()).withSsl(settings.ssl()).withTimeout(settings.connectTimeout())
                 .withClientName("locksmith");
-        if (settings.password() != null) {
+        if (settings.passwordFile() != null) {
+            // Lettuce resolves the credentials at each connection's hand-shake, reconnects included.
+            builder.withAuthentication(RedisCredentialsProvider.from(
+                    () -> RedisCredentials.just(settings.user(), settings.currentPassword())));
+        } else if (settings.password() != null) {
             if (settings.user() != null) {
                 builder.withAuthentication(settings.user(), settings.password().toCharArray());
             } else {

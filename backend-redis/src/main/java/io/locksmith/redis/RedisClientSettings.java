@@ -36,7 +36,7 @@ public final class RedisClientSettings {
                 .connectionTimeoutMillis(millis(timeout)).socketTimeoutMillis(millis(timeout)).clientName(clientName);
         JedisTransports.tls(builder, settings);
         if (withCredentials) {
-            builder.user(settings.user()).password(settings.password());
+            builder.user(settings.user()).password(settings.currentPassword());
         }
         return builder.build();
     }
@@ -82,9 +82,9 @@ public final class RedisClientSettings {
         return Optional.ofNullable(RedisSettings.parse(uri).user());
     }
 
-    /** Whether the URI gives a password for the data nodes. */
+    /** Whether the URI gives a password for the data nodes, in the user info or with {@code passwordFile}. */
     public static boolean hasPassword(LockUri uri) {
-        return RedisSettings.parse(uri).password() != null;
+        return RedisSettings.parse(uri).hasPassword();
     }
 
     /** Whether the URI gives {@code sentinelPassword}. */

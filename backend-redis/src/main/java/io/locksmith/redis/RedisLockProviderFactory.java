@@ -74,7 +74,7 @@ public final class RedisLockProviderFactory implements LockProviderFactory {
                 LockProvider provider = single(open(settings, settings.hosts().get(0), description),
                         settings.replicaAck(), description, settings.commandTimeout());
                 // ACCESS_CONTROL: the client authenticates, and the server refuses a client without credentials.
-                boolean guarded = settings.password() != null
+                boolean guarded = settings.hasPassword()
                         && AnonymousProbe.keepsOut(settings, settings.hosts().get(0), settings.commandTimeout());
                 yield guarded ? ((RedisLockProvider) provider).accessControlled() : provider;
             }

@@ -3,6 +3,7 @@ package io.locksmith.redis;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.redis.RedisCommands.ReplicaAck;
 import io.locksmith.spi.LockUri;
+import io.locksmith.spi.PasswordFile;
 
 import java.time.Duration;
 import java.util.Collections;
@@ -17,7 +18,8 @@ import java.util.Map;
  * Grammar and parameters: {@code docs/REDIS.md}.
  */
 record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String masterName, int database,
-                     String user, String password, String sentinelPassword, boolean ssl, RedisTls tls,
+                     String user, String password, PasswordFile passwordFile, String sentinelPassword, boolean ssl,
+                     RedisTls tls,
                      Transport transport,
                      Duration timeout, Duration connectTimeout, int poolSize, ReplicaAck replicaAck,
                      Map<LockUri.HostPort, LockUri.HostPort> natMap) {
@@ -88,7 +90,12 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
         int database = parseDatabase(databasePart, uri);
         String user = null;
         String password = null;
-        if (uri.userInfo().isPresent()) {
+        PasswordFile passwordFile = PasswordFile.of(uri).orElse(null);
+        if (passwordFile != null) {
+            // redis://app@host?passwordFile=...: the user info is the ACL user (without the file it would be the
+            // password, as Lettuce reads redis://secret@host); redis://host?passwordFile=... is the default user.
+            user = uri.userInfo().orElse(null);
+        } else if (uri.userInfo().isPresent()) {
             String info = uri.userInfo().get();
             int colon = info.indexOf(':');
             if (colon < 0) {
@@ -115,7 +122,8 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
             case LETTUCE -> max(timeout, MIN_LETTUCE_CONNECT_TIMEOUT);
         });
         int poolSize = uri.integer("poolSize", 8, 1, 1024);
-        return new RedisSettings(deployment, hosts, masterName, database, user, password, sentinelPassword, ssl,
+        return new RedisSettings(deployment, hosts, masterName, database, user, password, passwordFile,
+                sentinelPassword, ssl,
                 RedisTls.parse(uri, ssl), transport, timeout, connectTimeout, poolSize, replicaAck(uri, deployment), natMap(uri, deployment));
     }
 
@@ -218,9 +226,26 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
         return replicaAck == null ? timeout : timeout.plus(replicaAck.timeout());
     }
 
-    /** The deployment for messages, without credentials, e.g. {@code redis://127.0.0.1:6379/0 (jedis)}. */
+    /**
+     * The password to log in with now: {@code passwordFile}'s current content (read at each call, so every new
+     * connection uses the file as it is then), or the URI's; null for none.
+     */
+    String currentPassword() {
+        return passwordFile != null ? passwordFile.read() : password;
+    }
+
+    /** Whether the client authenticates to the data nodes: a password in the URI or {@code passwordFile}. */
+    boolean hasPassword() {
+        return password != null || passwordFile != null;
+    }
+
+    /**
+     * The deployment for messages, without credentials, e.g. {@code redis://127.0.0.1:6379/0 (jedis)}; with a password
+     * file, its path ({@code (jedis, passwordFile=/run/secrets/redis)}).
+     */
     String describe() {
-        String transportName = transport.name().toLowerCase(Locale.ROOT);
+        String transportName = transport.name().toLowerCase(Locale.ROOT)
+                + (passwordFile == null ? "" : ", " + passwordFile);
         return switch (deployment) {
             case SINGLE -> (ssl ? "rediss://" : "redis://") + hosts.get(0) + "/" + database + " (" + transportName + ")";
             case SENTINEL -> (ssl ? "rediss-sentinel://" : "redis-sentinel://") + joined() + "/" + masterName + "/"
@@ -233,7 +258,8 @@ record RedisSettings(Deployment deployment, List<LockUri.HostPort> hosts, String
 
     /** One RedLock node, for messages. */
     String describeNode(LockUri.HostPort host) {
-        return (ssl ? "rediss://" : "redis://") + host + "/" + database + " (" + transport.name().toLowerCase(Locale.ROOT) + ")";
+        return (ssl ? "rediss://" : "redis://") + host + "/" + database + " (" + transport.name().toLowerCase(Locale.ROOT)
+                + (passwordFile == null ? "" : ", " + passwordFile) + ")";
     }
 
     private String joined() {

@@ -8,6 +8,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.Config;
+import org.redisson.config.Credentials;
 import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
@@ -15,6 +16,7 @@ import org.redisson.config.SslVerificationMode;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Builds Redisson clients from {@link RedisSettings}, for {@code ?client=redisson}. Only this class and
@@ -72,6 +74,18 @@ final class RedissonTransports {
                 .setSubscriptionsPerConnection(10_000)
                 .setUsername(settings.user())
                 .setPassword(settings.password());
+        if (settings.passwordFile() != null) {
+            // Redisson asks the resolver for each new connection: a rotated file is used from then on. A file that
+            // cannot be read fails that connection, naming the file.
+            servers.setCredentialsResolver(address -> {
+                try {
+                    return CompletableFuture.completedFuture(new Credentials(settings.user(),
+                            settings.currentPassword()));
+                } catch (RuntimeException e) {
+                    return CompletableFuture.failedFuture(e);
+                }
+            });
+        }
         if (settings.ssl()) {
             // STRICT: the chain and the host name, as Jedis and Lettuce here.
             servers.setSslVerificationMode(SslVerificationMode.STRICT);

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * etcd checks, read-only, with jetcd: TLS and authentication (and whether the user may read the lock prefix), members,
  * each endpoint's status (leader, raft index, alarms) and round trip, and whether the endpoints agree on one leader.
- * The URI's {@code trustStore}, {@code clientCert}, {@code clientKey} and {@code passwordEnv} are read as the etcd
+ * The URI's {@code trustStore}, {@code clientCert}, {@code clientKey}, {@code passwordEnv} and {@code passwordFile} are read as the etcd
  * backend reads them (docs/ETCD.md).
  */
 final class EtcdDoctor implements StoreDoctor {
@@ -48,7 +48,9 @@ final class EtcdDoctor implements StoreDoctor {
         ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new)).connectTimeout(timeout)
                 .retryMaxAttempts(1).retryMaxDuration(timeout);
         java.util.Optional<String> user = uri.user().filter(name -> !name.isEmpty());
-        java.util.Optional<String> password = uri.parameter("passwordEnv").map(String::strip).map(System::getenv)
+        java.util.Optional<String> password = io.locksmith.spi.PasswordFile.of(uri)
+                .map(io.locksmith.spi.PasswordFile::read)
+                .or(() -> uri.parameter("passwordEnv").map(String::strip).map(System::getenv))
                 .or(uri::password);
         user.ifPresent(name -> builder.user(ByteSequence.from(name, StandardCharsets.UTF_8)));
         password.ifPresent(secret -> builder.password(ByteSequence.from(secret, StandardCharsets.UTF_8)));
