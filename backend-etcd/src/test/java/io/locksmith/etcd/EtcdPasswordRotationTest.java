@@ -1,5 +1,6 @@
 package io.locksmith.etcd;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.etcd.jetcd.Client;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
@@ -156,8 +157,6 @@ class EtcdPasswordRotationTest {
     }
 
     private static String trace(Throwable e) {
-        java.io.StringWriter trace = new java.io.StringWriter();
-        e.printStackTrace(new java.io.PrintWriter(trace));
-        return trace.toString();
+        return SecretChecks.fullText(e);
     }
 }

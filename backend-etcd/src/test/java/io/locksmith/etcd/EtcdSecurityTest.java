@@ -1,5 +1,6 @@
 package io.locksmith.etcd;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
@@ -235,9 +236,7 @@ class EtcdSecurityTest {
     }
 
     private static String trace(Throwable e) {
-        java.io.StringWriter trace = new java.io.StringWriter();
-        e.printStackTrace(new java.io.PrintWriter(trace));
-        return trace.toString();
+        return SecretChecks.fullText(e);
     }
 
     /** The keys of the lock's holder and waiters, read as root. */

@@ -1,5 +1,6 @@
 package io.locksmith.postgres;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.locksmith.LockClient;
 import io.locksmith.LockException;
 import io.locksmith.LockStoreException;
@@ -135,8 +136,6 @@ class PostgresMutualTlsKitTest extends TckBase implements ExclusionKit, Ownershi
         assertTrue(error.getMessage().contains("postgres://" + ROLE + "@127.0.0.1:" + postgres.port() + "/postgres"),
                 error.getMessage());
         assertTrue(error.getMessage().contains("TLS"), error.getMessage());
-        java.io.StringWriter trace = new java.io.StringWriter();
-        error.printStackTrace(new java.io.PrintWriter(trace));
-        assertFalse(trace.toString().contains(PASSWORD), "the password is in: " + trace);
+        SecretChecks.assertNoSecret(error, PASSWORD);
     }
 }

@@ -1,5 +1,6 @@
 package io.locksmith.postgres;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockStoreException;
@@ -187,8 +188,6 @@ class PostgresPasswordRotationTest {
     }
 
     private static String trace(Throwable e) {
-        java.io.StringWriter trace = new java.io.StringWriter();
-        e.printStackTrace(new java.io.PrintWriter(trace));
-        return trace.toString();
+        return SecretChecks.fullText(e);
     }
 }

@@ -1,5 +1,6 @@
 package io.locksmith.postgres;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.locksmith.LockClient;
 import io.locksmith.LockException;
 import io.locksmith.LockStoreException;
@@ -184,15 +185,6 @@ class PostgresTlsKitTest extends TckBase implements ExclusionKit, OwnershipKit, 
     private static void assertNamesTheStoreNotThePassword(LockException error, String password) {
         assertTrue(error.getMessage().contains("postgres://" + ROLE + "@127.0.0.1:" + postgres.port() + "/postgres"),
                 error.getMessage());
-        StringBuilder everything = new StringBuilder();
-        collect(error, everything);
-        assertFalse(everything.toString().contains(password), "the password is in: " + everything);
-    }
-
-    /** The text of the failure, its causes and suppressed failures, and their stack traces' messages. */
-    private static void collect(Throwable failure, StringBuilder text) {
-        java.io.StringWriter trace = new java.io.StringWriter();
-        failure.printStackTrace(new java.io.PrintWriter(trace));
-        text.append(trace);
+        SecretChecks.assertNoSecret(error, password);
     }
 }

@@ -1,5 +1,6 @@
 package io.locksmith.redis;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.locksmith.LockClient;
 import io.locksmith.LockException;
 import org.junit.jupiter.api.AfterAll;
@@ -84,9 +85,7 @@ class RedisAclTest {
         String message = error.getMessage();
         assertTrue(expected(rule).matcher(message).find(), "expected " + expected(rule) + " in: " + message);
         assertTrue(message.contains(server.address()), message);
-        StringWriter trace = new StringWriter();
-        error.printStackTrace(new PrintWriter(trace));
-        assertFalse(trace.toString().contains(RedisAclSupport.PASSWORD), "the password is in: " + trace);
+        SecretChecks.assertNoSecret(error, RedisAclSupport.PASSWORD);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.locksmith.redis;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.locksmith.Lease;
 import io.locksmith.LockClient;
 import io.locksmith.LockException;
@@ -156,10 +157,6 @@ class RedisPasswordRotationTest {
     }
 
     private static void assertNoSecret(LockException e, String... secrets) {
-        java.io.StringWriter trace = new java.io.StringWriter();
-        e.printStackTrace(new java.io.PrintWriter(trace));
-        for (String secret : secrets) {
-            assertFalse(trace.toString().contains(secret), trace.toString());
-        }
+        SecretChecks.assertNoSecret(e, secrets);
     }
 }

@@ -1,5 +1,6 @@
 package io.locksmith.redis;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.locksmith.LockClient;
 import io.locksmith.tck.server.ServerProcess;
 import io.locksmith.tck.server.TestCertificates;
@@ -67,9 +68,7 @@ final class RedisTlsSupport implements AutoCloseable {
 
     /** The failure's messages and stack traces, its causes' and suppressed failures' included, lack {@code secret}. */
     static void assertNoSecret(Throwable failure, String secret) {
-        StringWriter trace = new StringWriter();
-        failure.printStackTrace(new PrintWriter(trace));
-        assertFalse(trace.toString().contains(secret), "the password is in: " + trace);
+        SecretChecks.assertNoSecret(failure, secret);
     }
 
     /**

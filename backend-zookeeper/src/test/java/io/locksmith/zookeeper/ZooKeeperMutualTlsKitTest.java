@@ -1,5 +1,6 @@
 package io.locksmith.zookeeper;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.locksmith.LockClient;
 import io.locksmith.LockStoreException;
 import io.locksmith.tck.TckBase;
@@ -111,8 +112,6 @@ class ZooKeeperMutualTlsKitTest extends TckBase implements ExclusionKit, Ownersh
         assertTrue(error.getMessage().contains("zookeeper://mtls-app@127.0.0.1:" + server.port() + BASE + " (TLS)"),
                 error.getMessage());
         assertTrue(error.getMessage().contains("keyStore holds one they trust"), error.getMessage());
-        StringWriter trace = new StringWriter();
-        error.printStackTrace(new PrintWriter(trace));
-        assertFalse(trace.toString().contains(USER_AND_PASSWORD.split(":")[1]), "the password is in: " + trace);
+        SecretChecks.assertNoSecret(error, USER_AND_PASSWORD.split(":")[1]);
     }
 }

@@ -1,5 +1,6 @@
 package io.locksmith.zookeeper;
 
+import io.locksmith.tck.server.SecretChecks;
 import io.locksmith.LockClient;
 import io.locksmith.LockConfigurationException;
 import io.locksmith.LockException;
@@ -144,8 +145,6 @@ class ZooKeeperTlsKitTest extends TckBase implements ExclusionKit, OwnershipKit,
     }
 
     private static void assertNoPassword(Throwable error) {
-        StringWriter trace = new StringWriter();
-        error.printStackTrace(new PrintWriter(trace));
-        assertFalse(trace.toString().contains(USER_AND_PASSWORD.split(":")[1]), "the password is in: " + trace);
+        SecretChecks.assertNoSecret(error, USER_AND_PASSWORD.split(":")[1]);
     }
 }
