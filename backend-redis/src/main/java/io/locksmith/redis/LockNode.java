@@ -101,7 +101,7 @@ final class LockNode implements AutoCloseable {
                         RedisLockKeys.abandonedKey(name, owner.id()), RedisLockKeys.queueKey(name),
                         RedisLockKeys.waitingKey(name)),
                 List.of(owner.id(), encoded(owner.holder()), Long.toString(ttlMillis),
-                        queueIfTaken ? WAITER_PLACE_MILLIS : "0", RedisLockKeys.releaseChannel(name)),
+                        queueIfTaken ? WAITER_PLACE_MILLIS : "0"),
                 ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
@@ -170,11 +170,17 @@ final class LockNode implements AutoCloseable {
         return (String) last[1];
     }
 
-    /** Releases the owner's lock, handing it to the first live waiter of the name's queue if there is one. */
-    boolean release(String name, String ownerId) {
+    /**
+     * Releases the owner's lock, handing it to the first live waiter of the name's queue if there is one.
+     *
+     * @param tellAll whether the release is published even when nobody queued for the lock: true where waiters keep no
+     *                place in a queue (RedLock); false where every waiter does, so a lock nobody queued for has nobody
+     *                to tell
+     */
+    boolean release(String name, String ownerId, boolean tellAll) {
         Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.queueKey(name), RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
+                tellAll ? List.of(ownerId, "1") : List.of(ownerId), null);
         return number(reply.value()) == 1;
     }
 
@@ -188,7 +194,7 @@ final class LockNode implements AutoCloseable {
         Reply reply = run(LuaScript.RELEASE_ABANDONED, List.of(RedisLockKeys.lockKey(name),
                 RedisLockKeys.abandonedKey(name, ownerId), RedisLockKeys.fenceKey(name), RedisLockKeys.queueKey(name),
                 RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name), Long.toString(ABANDONED_MARKER.toMillis())),
+                List.of(ownerId, Long.toString(ABANDONED_MARKER.toMillis())),
                 null);
         return number(reply.value()) == 1;
     }
@@ -201,7 +207,7 @@ final class LockNode implements AutoCloseable {
         waitingHere.remove(ownerId);
         run(LuaScript.CANCEL, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.queueKey(name), RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
+                List.of(ownerId), null);
     }
 
     /**
