@@ -39,11 +39,10 @@ local function queue_functions()
 
   -- The lock is free: gives it to the first waiter whose entry is live, dropping dead ones on the way, with the TTL the
   -- waiter asked for, and tells the name's channel (the lock key and ':released', RedisLockKeys.releaseChannel) whom
-  -- it went to, for how long and with which token. The waiter's
-  -- client may take it from that message (LockNode.acquire) or confirm it with its next attempt (acquire.lua's "same
-  -- holding" answer); a waiter that died holds it until its TTL runs out, as a queued ZooKeeper or etcd waiter whose
-  -- session has not expired yet. Returns the owner id of the waiter it went to, or nil when nobody waits (nothing is
-  -- published then).
+  -- it went to, for how long and with which token. The waiter's client may take it from that message
+  -- (LockNode.acquire) or confirm it with its next attempt (acquire.lua's "same holding" answer); a waiter that died
+  -- holds it until its TTL runs out, as a queued ZooKeeper or etcd waiter whose session has not expired yet. Returns
+  -- the owner id of the waiter it went to, or nil when nobody waits (nothing is published then).
   function q.hand_over(lock, fence, queue, waiting)
     local now
     while true do
@@ -62,7 +61,8 @@ local function queue_functions()
           q.mark_queued(lock, queue)
           -- Only that waiter's client wakes a thread, and every client's expiry watch knows the new TTL without
           -- reading it (LockNode.subscribe).
-          redis.call('publish', lock .. ':released', 'granted ' .. head .. ' ' .. ttl .. ' ' .. string.format('%d', token))
+          redis.call('publish', lock .. ':released',
+            'granted ' .. head .. ' ' .. ttl .. ' ' .. string.format('%d', token))
           return head
         end
       end
