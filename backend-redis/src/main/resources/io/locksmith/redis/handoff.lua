@@ -12,8 +12,8 @@
 -- handed out, as long as its clock is not behind by more than the failover took. The clock is nearly always ahead of
 -- the counter, so the counter is set to it and its old value read in one call (SET ... GET); only when the old value
 -- is not below the clock (two grants in one microsecond, a clock set back) is it set again, one above. Every redis.call
--- costs the server about as much as a small command itself, so a grant makes four: TIME (by the caller), SET, HSET,
--- PEXPIRE. Tokens (about 1.8e15) are exact in Lua's doubles (below 2^53), and Redis writes a number argument in full.
+-- costs the server about 1 us beyond its command (PERFORMANCE.md), so a grant makes four: TIME (by the caller), SET,
+-- HSET, PEXPIRE. Tokens (about 1.8e15) are exact in Lua's doubles (below 2^53), and Redis writes a number argument in full.
 local function grant(lock, fence, owner, holder, ttl, now)
   local token = now[1] * 1000000 + now[2]
   local previous = tonumber(redis.call('set', fence, token, 'get') or 0)
