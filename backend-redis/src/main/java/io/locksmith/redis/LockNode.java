@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,6 +48,8 @@ final class LockNode implements AutoCloseable {
      * when it names one of them, so a release does not send every other client's waiter to the store.
      */
     private final Map<String, Waiting> waitingHere = new ConcurrentHashMap<>();
+    /** The expiry watches of this node's subscriptions, by name ({@link #subscribe}). */
+    private final Map<String, Set<ExpiryWatch>> watches = new ConcurrentHashMap<>();
 
     /**
      * @param ack replicas that must acknowledge acquire and renew ({@code WAIT}), or {@code null}
@@ -101,7 +104,7 @@ final class LockNode implements AutoCloseable {
                         RedisLockKeys.abandonedKey(name, owner.id()), RedisLockKeys.queueKey(name),
                         RedisLockKeys.waitingKey(name)),
                 List.of(owner.id(), encoded(owner.holder()), Long.toString(ttlMillis),
-                        queueIfTaken ? WAITER_PLACE_MILLIS : "0", RedisLockKeys.releaseChannel(name)),
+                        queueIfTaken ? WAITER_PLACE_MILLIS : "0"),
                 ack);
         List<?> values = list(reply.value(), LuaScript.ACQUIRE);
         boolean granted = number(values.get(0)) == 1;
@@ -114,6 +117,14 @@ final class LockNode implements AutoCloseable {
             // has not parked yet, and the shared client's next attempt comes at once after its first and finds the
             // lock its own; every later attempt is made with the entry in place, so its message is kept.
             waitingHere.computeIfAbsent(owner.id(), id -> new Waiting()).attempted(sentAt, number(values.get(2)));
+            // The watch of this name's subscription learns the holder's TTL from the attempt: a release nobody queued
+            // for publishes nothing, so a subscription kept from an earlier wait may still be sleeping until the TTL of
+            // a holder long gone (TCK R7.4).
+            long heldFor = number(values.get(1));
+            Set<ExpiryWatch> nameWatches = heldFor > 0 ? watches.get(name) : null;
+            if (nameWatches != null) {
+                nameWatches.forEach(watch -> watch.heldFor(Duration.ofMillis(heldFor)));
+            }
         }
         return new Acquired(granted, granted ? number(values.get(1)) : -1, reply.replicasAcknowledged(), ttl);
     }
@@ -170,11 +181,17 @@ final class LockNode implements AutoCloseable {
         return (String) last[1];
     }
 
-    /** Releases the owner's lock, handing it to the first live waiter of the name's queue if there is one. */
-    boolean release(String name, String ownerId) {
+    /**
+     * Releases the owner's lock, handing it to the first live waiter of the name's queue if there is one.
+     *
+     * @param tellAll whether the release is published even when nobody queued for the lock: true where waiters keep no
+     *                place in a queue (RedLock); false where every waiter does, so a lock nobody queued for has nobody
+     *                to tell
+     */
+    boolean release(String name, String ownerId, boolean tellAll) {
         Reply reply = run(LuaScript.RELEASE, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.queueKey(name), RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
+                tellAll ? List.of(ownerId, "1") : List.of(ownerId), null);
         return number(reply.value()) == 1;
     }
 
@@ -188,7 +205,7 @@ final class LockNode implements AutoCloseable {
         Reply reply = run(LuaScript.RELEASE_ABANDONED, List.of(RedisLockKeys.lockKey(name),
                 RedisLockKeys.abandonedKey(name, ownerId), RedisLockKeys.fenceKey(name), RedisLockKeys.queueKey(name),
                 RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name), Long.toString(ABANDONED_MARKER.toMillis())),
+                List.of(ownerId, Long.toString(ABANDONED_MARKER.toMillis())),
                 null);
         return number(reply.value()) == 1;
     }
@@ -201,7 +218,7 @@ final class LockNode implements AutoCloseable {
         waitingHere.remove(ownerId);
         run(LuaScript.CANCEL, List.of(RedisLockKeys.lockKey(name), RedisLockKeys.fenceKey(name),
                         RedisLockKeys.queueKey(name), RedisLockKeys.waitingKey(name)),
-                List.of(ownerId, RedisLockKeys.releaseChannel(name)), null);
+                List.of(ownerId), null);
     }
 
     /**
@@ -427,9 +444,15 @@ final class LockNode implements AutoCloseable {
                 onRelease.run();
             }
         });
+        watches.compute(name, (n, set) -> {
+            Set<ExpiryWatch> added = set == null ? ConcurrentHashMap.newKeySet() : set;
+            added.add(watch);
+            return added;
+        });
         watch.schedule(Duration.ZERO);
         return () -> {
             watch.cancel();
+            watches.computeIfPresent(name, (n, set) -> set.remove(watch) && set.isEmpty() ? null : set);
             released.close();
         };
     }

@@ -218,7 +218,7 @@ final class RedLockProvider implements LockProvider {
             }
         }
         for (Outcome<Boolean> outcome : onEach(asked, node -> unknown.contains(node)
-                ? node.releaseAbandoned(name, ownerId) : node.release(name, ownerId))) {
+                ? node.releaseAbandoned(name, ownerId) : node.release(name, ownerId, true))) {
             if (outcome.failed()) {
                 if (failure != null) {
                     failure.addSuppressed(outcome.failure());
@@ -297,7 +297,7 @@ final class RedLockProvider implements LockProvider {
 
     @Override
     public boolean release(Grant grant) {
-        List<Outcome<Boolean>> outcomes = onAll(node -> node.release(grant.name(), grant.owner().id()));
+        List<Outcome<Boolean>> outcomes = onAll(node -> node.release(grant.name(), grant.owner().id(), true));
         int removed = 0;
         int failed = 0;
         for (Outcome<Boolean> outcome : outcomes) {

@@ -93,7 +93,7 @@ final class RedisLockProvider implements LockProvider {
 
     private void releaseAfterFailure(String name, String ownerId, LockStoreException failure) {
         try {
-            node.release(name, ownerId);
+            node.release(name, ownerId, false);
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
         }
@@ -114,7 +114,7 @@ final class RedisLockProvider implements LockProvider {
 
     @Override
     public boolean release(Grant grant) {
-        return node.release(grant.name(), grant.owner().id());
+        return node.release(grant.name(), grant.owner().id(), false);
     }
 
     /** The owner's place in the name's queue goes, and a lock a release handed it is freed: {@code cancel.lua}. */

@@ -4,8 +4,8 @@
 -- another connection), it is refused when it arrives.
 -- KEYS[1] the lock hash, KEYS[2] the owner's "abandoned" marker, KEYS[3] the fencing counter, KEYS[4] the waiter
 -- queue, KEYS[5] the waiting hash
--- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] how long to keep the marker, in milliseconds
+-- ARGV[1] owner id, ARGV[2] how long to keep the marker, in milliseconds
 -- Returns 1 if a lock of this owner was deleted, 0 otherwise.
-redis.call('set', KEYS[2], '1', 'px', ARGV[3])
+redis.call('set', KEYS[2], '1', 'px', ARGV[2])
 queue_functions().leave_queue(KEYS[4], KEYS[5], ARGV[1])
-return release_if_owner(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[1])
+return release_if_owner(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[1], true)

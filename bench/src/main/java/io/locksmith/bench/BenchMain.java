@@ -201,7 +201,8 @@ public final class BenchMain {
                 servers.flushRedis(store);
             }
             Map<String, Double> metrics = switch (scenario) {
-                case UNCONTENDED -> scenarios.uncontended(subject, tag + "lock");
+                case UNCONTENDED -> scenarios.uncontended(subject, tag + "lock", store == Store.REDIS
+                        ? new RedisServerCost(servers.port(Store.REDIS)) : null);
                 case CONTENDED -> scenarios.contended(subject, tag + "lock");
                 case MANY_NAMES -> scenarios.manyNames(subject, tag);
                 case RENEWAL -> scenarios.renewal(subject, tag, () -> servers.requestsServed(store));

@@ -42,6 +42,11 @@ final class JedisSetNxSubject implements Subject {
     }
 
     @Override
+    public java.util.Set<String> redisCommandsSent() {
+        return java.util.Set.of("set");
+    }
+
+    @Override
     public Store store() {
         return Store.REDIS;
     }

@@ -35,6 +35,11 @@ final class RedissonSetNxSubject implements Subject {
     }
 
     @Override
+    public java.util.Set<String> redisCommandsSent() {
+        return java.util.Set.of("set");
+    }
+
+    @Override
     public Store store() {
         return Store.REDIS;
     }

@@ -272,6 +272,11 @@ final class Report {
 
     private String table(Scenario scenario, Store store, List<Result> rows) {
         List<Column> columns = COLUMNS.get(scenario);
+        if (scenario == Scenario.UNCONTENDED && rows.stream().anyMatch(r -> r.metrics().containsKey("server_us_per_op"))) {
+            // Redis: the server's own time per pair (INFO commandstats, top-level calls; RedisServerCost)
+            columns = new java.util.ArrayList<>(columns);
+            columns.add(new Column("server_us_per_op", "server µs per pair", true));
+        }
         StringBuilder md = new StringBuilder("**").append(store.title()).append("**\n\n| client |");
         StringBuilder rule = new StringBuilder("|---|");
         for (Column column : columns) {

@@ -39,6 +39,14 @@ final class Scenarios {
 
     /** Scenario 1: one thread acquires and releases a free lock as fast as it can. */
     Map<String, Double> uncontended(Subject subject, String name) throws Exception {
+        return uncontended(subject, name, null);
+    }
+
+    /**
+     * As {@link #uncontended(Subject, String)}, and, given {@code serverCost}, the Redis server's microseconds per pair in
+     * the measured window ({@code server_us_per_op}).
+     */
+    Map<String, Double> uncontended(Subject subject, String name, RedisServerCost serverCost) throws Exception {
         Histogram latency = histogram();
         long ops = 0;
         long measuredNanos;
@@ -47,7 +55,12 @@ final class Scenarios {
             long recordFrom = start + config.warmup().toNanos();
             long end = recordFrom + config.measure().toNanos();
             long now = start;
+            boolean costStarted = serverCost == null;
             while (now < end) {
+                if (!costStarted && now >= recordFrom) {
+                    serverCost.start();
+                    costStarted = true;
+                }
                 long before = System.nanoTime();
                 contender.acquire(name, config.maxWait()).release();
                 now = System.nanoTime();
@@ -60,6 +73,9 @@ final class Scenarios {
         }
         Map<String, Double> metrics = new LinkedHashMap<>();
         metrics.put("ops_per_s", perSecond(ops, measuredNanos));
+        if (serverCost != null) {
+            metrics.put("server_us_per_op", serverCost.microsPerOperation(subject.redisCommandsSent(), ops));
+        }
         putLatencies(metrics, "", latency);
         metrics.put("ops", (double) ops);
         return metrics;

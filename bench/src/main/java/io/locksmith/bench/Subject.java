@@ -18,6 +18,15 @@ public interface Subject {
     boolean isLocksmith();
 
     /**
+     * The plain Redis commands (lower case, as {@code INFO commandstats} names them) this subject sends for each lock
+     * operation besides scripts, for {@link RedisServerCost}: e.g. {@code set} for the minimal protocol. None by default:
+     * Locksmith and Redisson's locks send scripts only.
+     */
+    default java.util.Set<String> redisCommandsSent() {
+        return java.util.Set.of();
+    }
+
+    /**
      * Opens one client, as one application process would: its own connections, shared by {@code threads}
      * threads.
      */

@@ -213,8 +213,9 @@ public interface LockProvider extends AutoCloseable {
     /**
      * Calls {@code onChange} whenever the lock {@code name} may have become free, until the returned
      * handle is closed. Only called when {@link Capability#RELEASE_NOTIFICATION} is declared. For a queueing
-     * provider, a change of the caller's predecessor counts. The callback must be fast; it is called from
-     * the provider's own thread.
+     * provider, a change of the caller's predecessor counts, and a release that no waiter queued for (every waiting
+     * attempt keeps a place in the provider's queue, before the shared client subscribes) need not be told. The
+     * callback must be fast; it is called from the provider's own thread.
      *
      * <p>"May have become free" covers every way a lock ends: a release by any client, and the expiry of its TTL in
      * the store. A provider whose store announces a release but not an expiry (Redis publishes nothing when a key's
