@@ -13,7 +13,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The kit's basic rules (exclusion, ownership, fencing, waiting by pub/sub) through one Redis client as a Redis user
  * limited to the ACL of docs/REDIS.md, read from the doc: each client sends its own commands on connect (and it must
- * need no more). A subclass per client names it; Jedis runs the whole store kit as that user ({@link RedisAclTckTest}).
+ * need no more). A subclass per client names it; Jedis runs the whole store kit as that user, over TLS
+ * ({@link RedisAclTckTest}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RedisAclKit extends TckBase implements ExclusionKit, OwnershipKit, FencingKit, WaitingKit {

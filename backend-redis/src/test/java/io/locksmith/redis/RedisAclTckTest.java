@@ -11,19 +11,22 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The store kit through Jedis (the default transport) as a Redis user limited to the ACL of docs/REDIS.md
+ * The store kit through Jedis (the default transport) over TLS, as a Redis user limited to the ACL of docs/REDIS.md
  * ("Access control"), read from the doc: a command, key or channel the backend uses beyond it fails a rule here.
+ * The server speaks TLS only ({@code port 0}, certificates the harness made; the client trusts their authority with
+ * {@code trustStore=} and checks the host name), so every rule ran over TLS, the test's own connections included.
  * The default user of the server has a password and is only used by the test's own helpers; another ACL user
  * ({@code orders-app}, every command but the dangerous ones on {@code orders:*}) is R2.6's attacker.
  */
 class RedisAclTckTest extends StoreTck {
 
+    private static RedisTlsSupport tls;
     static RedisServer server;
 
     @BeforeAll
     static void startServer() {
-        server = RedisServer.start();
-        RedisAclSupport.setUser(server, RedisAclSupport.USER, RedisAclSupport.documentedRules());
+        tls = new RedisTlsSupport(); // the TLS-only server, with the documented user on it
+        server = tls.server;
         // R2.6: another application's user, with every command but the dangerous ones on its own keys, and no
         // client without credentials (the default user gets a password the test's helpers use).
         RedisAclSupport.setUser(server, OTHER_USER, java.util.List.of("on", ">" + OTHER_PASSWORD, "~orders:*", "&*",
@@ -35,7 +38,10 @@ class RedisAclTckTest extends StoreTck {
     private static final String OTHER_PASSWORD = "orders-Pw-51c2";
     private static final String ADMIN_PASSWORD = "admin-Pw-0b9e";
 
-    /** R2.6: a Jedis connection as the lock user, another ACL user, the lock user with a wrong password, or nobody. */
+    /**
+     * R2.6: a Jedis connection over TLS as the lock user, another ACL user, the lock user with a wrong password, or
+     * nobody.
+     */
     @Override
     protected io.locksmith.tck.RawStoreSession rawStoreSession(io.locksmith.tck.RawStoreSession.Identity identity) {
         return new RedisRawSession(switch (identity) {
@@ -48,14 +54,14 @@ class RedisAclTckTest extends StoreTck {
 
     @AfterAll
     static void stopServer() {
-        if (server != null) {
-            server.close();
+        if (tls != null) {
+            tls.close();
         }
     }
 
     @Override
     protected String storeUri() {
-        return RedisAclSupport.uri(server, RedisAclSupport.USER, "");
+        return tls.uri("jedis");
     }
 
     @Override
@@ -79,5 +85,11 @@ class RedisAclTckTest extends StoreTck {
             assertTrue(jedis.aclDryRun(RedisAclSupport.USER, "get", "orders:1").contains("no permissions"));
             assertTrue(jedis.aclDryRun(RedisAclSupport.USER, "publish", "news", "x").contains("no permissions"));
         }
+    }
+
+    /** The other premise: the server has no plain port, so every connection of the kit and its hooks was TLS. */
+    @Test
+    void theServerSpeaksTlsOnly() {
+        tls.assertTlsOnly();
     }
 }

@@ -132,18 +132,26 @@ final class RedisServer implements AutoCloseable {
 
     /** A fresh connection for test checks and tricks, as the {@code default} user; close it. */
     Jedis jedis() {
-        Jedis jedis = tls != null ? new Jedis(new HostAndPort("127.0.0.1", port()), DefaultJedisClientConfig.builder()
-                .ssl(true).sslSocketFactory(tls).sslParameters(RedisTls.verifyingHostNames()).build())
-                : new Jedis("127.0.0.1", port());
+        Jedis jedis = connection();
         if (adminPassword != null) {
             jedis.auth(adminPassword);
         }
         return jedis;
     }
 
-    /** A fresh connection without TLS options as {@code user} with {@code password}, or without credentials when null. */
+    /** A fresh connection without {@code AUTH}: over TLS, trusting the server's authority, on a server with TLS. */
+    private Jedis connection() {
+        return tls != null ? new Jedis(new HostAndPort("127.0.0.1", port()), DefaultJedisClientConfig.builder()
+                .ssl(true).sslSocketFactory(tls).sslParameters(RedisTls.verifyingHostNames()).build())
+                : new Jedis("127.0.0.1", port());
+    }
+
+    /**
+     * A fresh connection (over TLS on a server with TLS) as {@code user} with {@code password}, or without credentials
+     * when null.
+     */
     Jedis jedisAs(String user, String password) {
-        Jedis jedis = new Jedis("127.0.0.1", port());
+        Jedis jedis = connection();
         if (password != null) {
             try {
                 jedis.auth(user, password);
