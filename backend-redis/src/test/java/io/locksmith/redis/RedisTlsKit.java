@@ -16,7 +16,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The kit's basic rules (exclusion, ownership, fencing, expiry, waiting by pub/sub) through one Redis client over TLS,
  * trusting the authority of the harness's certificates with {@code trustStore=} and checking the host name, against a
- * TLS-only redis-server, as a user limited to the ACL of docs/REDIS.md with a password. A subclass per client names it (Redisson, Lettuce: Jedis runs the whole kit over TLS, RedisAclTckTest).
+ * TLS-only redis-server, as a user limited to the ACL of docs/REDIS.md with a password. A subclass per client names
+ * it: Redisson and Lettuce (Jedis runs the whole kit over TLS as that user in {@link RedisAclTckTest}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RedisTlsKit extends TckBase implements ExclusionKit, OwnershipKit, FencingKit, ExpiryKit, WaitingKit {
