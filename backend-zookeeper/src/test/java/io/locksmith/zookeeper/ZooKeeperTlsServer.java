@@ -42,8 +42,9 @@ final class ZooKeeperTlsServer {
                 + "ssl.clientAuth=" + clientAuth + "\n" + String.join("\n", extraConfig) + "\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // The full JIT (no TieredStopAtLevel=1, as the plain server processes have): the handshakes' crypto is hot.
+        // Empty lock containers are deleted every second, as EmbeddedZooKeeper does (ZooKeeper's default: a minute).
         return ServerProcess.start("zookeeper-tls-" + port, List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
-                        "-cp", System.getProperty("java.class.path"),
+                        "-Dznode.container.checkIntervalMs=1000", "-cp", System.getProperty("java.class.path"),
                         "org.apache.zookeeper.server.ZooKeeperServerMain", config.toString()),
                 dir, port, "a JDK (the server runs as a java child process)").deleteWorkDirOnClose();
     }
