@@ -13,6 +13,10 @@ import java.util.List;
 /**
  * A ZooKeeper server in its own JVM ({@code ZooKeeperServerMain}) that listens only with TLS ({@code secureClientPort},
  * Netty) on the server certificate of {@code certificates}, trusting their authority for client certificates.
+ * Its own JVM because ZooKeeper's Netty server reads its TLS settings from system properties ({@code new ZKConfig()}),
+ * and on every new connection, not once at start: in the test JVM they would have to stay set, and every client
+ * configuration made there copies them ({@code ZKConfig} reads {@code zookeeper.ssl.*}), so each client of every test
+ * class in the fork would offer the server's key as its own certificate.
  */
 final class ZooKeeperTlsServer {
 
