@@ -4,6 +4,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.Stat;
 
 import java.util.List;
@@ -21,7 +22,17 @@ final class ZooKeeperAdmin implements AutoCloseable {
 
     /** An admin session authenticated as {@code userAndPassword} ({@code user:password}, ZooKeeper digest), or not. */
     ZooKeeperAdmin(String connectString, String basePath, String userAndPassword) throws InterruptedException {
+        this(connectString, basePath, userAndPassword, new ZKClientConfig());
+    }
+
+    /**
+     * An admin session authenticated as {@code userAndPassword}, or not, with the ZooKeeper client configuration
+     * {@code clientConfig}: a TLS server's admin connects with TLS, as its lock client does.
+     */
+    ZooKeeperAdmin(String connectString, String basePath, String userAndPassword, ZKClientConfig clientConfig)
+            throws InterruptedException {
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder().connectString(connectString)
+                .zkClientConfig(clientConfig)
                 .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).retryPolicy(new RetryNTimes(20, 200));
         if (userAndPassword != null) {
             builder.authorization("digest", userAndPassword.getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -108,7 +119,8 @@ final class ZooKeeperAdmin implements AutoCloseable {
      * The TCK's {@code endStoreSession}: ends the ZooKeeper session of {@code provider} on the server, as an
      * expiry does. A second handle joins the session with its id and password and closes it: the server then
      * closes the session, deletes its ephemeral nodes and drops the first handle's connection, whose reconnection
-     * is answered "session expired". (ZooKeeper's {@code injectSessionExpiration()} only fakes the expiry in the
+     * is answered "session expired". The second handle connects with the first's client configuration (TLS if it
+     * has TLS). (ZooKeeper's {@code injectSessionExpiration()} only fakes the expiry in the
      * client, leaving the session and its nodes on the server until they time out.)
      */
     static void endSession(ZooKeeperLockProvider provider, String connectString) {
@@ -125,7 +137,10 @@ final class ZooKeeperAdmin implements AutoCloseable {
                 if (event.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
                     joined.countDown();
                 }
-            }, session.getSessionId(), session.getSessionPasswd());
+            }, session.getSessionId(), session.getSessionPasswd(), false,
+                    new org.apache.zookeeper.client.StaticHostProvider(
+                            new org.apache.zookeeper.client.ConnectStringParser(connectString).getServerAddresses()),
+                    session.getClientConfig());
             if (!joined.await(10, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("could not join ZooKeeper session 0x" + Long.toHexString(session.getSessionId()));
             }

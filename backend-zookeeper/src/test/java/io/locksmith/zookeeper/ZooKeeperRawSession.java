@@ -7,6 +7,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -31,12 +32,18 @@ final class ZooKeeperRawSession implements RawStoreSession {
     /** A session on {@code connectString} as {@code userAndPassword} (digest), or without credentials when null. */
     ZooKeeperRawSession(String connectString, String basePath, String userAndPassword, ZooKeeperAdmin oracle)
             throws Exception {
+        this(connectString, basePath, userAndPassword, oracle, new ZKClientConfig());
+    }
+
+    /** As above, with the ZooKeeper client configuration {@code clientConfig} (TLS on a TLS server). */
+    ZooKeeperRawSession(String connectString, String basePath, String userAndPassword, ZooKeeperAdmin oracle,
+            ZKClientConfig clientConfig) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
         zooKeeper = new ZooKeeper(connectString, 10_000, event -> {
             if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();
             }
-        });
+        }, clientConfig);
         if (!connected.await(10, TimeUnit.SECONDS)) {
             zooKeeper.close();
             throw new IllegalStateException("no raw ZooKeeper session on " + connectString);

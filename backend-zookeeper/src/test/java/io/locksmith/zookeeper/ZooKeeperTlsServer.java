@@ -13,6 +13,10 @@ import java.util.List;
 /**
  * A ZooKeeper server in its own JVM ({@code ZooKeeperServerMain}) that listens only with TLS ({@code secureClientPort},
  * Netty) on the server certificate of {@code certificates}, trusting their authority for client certificates.
+ * Its own JVM because ZooKeeper's Netty server reads its TLS settings from system properties ({@code new ZKConfig()}),
+ * and on every new connection, not once at start: in the test JVM they would have to stay set, and every client
+ * configuration made there copies them ({@code ZKConfig} reads {@code zookeeper.ssl.*}), so each client of every test
+ * class in the fork would offer the server's key as its own certificate.
  */
 final class ZooKeeperTlsServer {
 
@@ -42,8 +46,9 @@ final class ZooKeeperTlsServer {
                 + "ssl.clientAuth=" + clientAuth + "\n" + String.join("\n", extraConfig) + "\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // The full JIT (no TieredStopAtLevel=1, as the plain server processes have): the handshakes' crypto is hot.
+        // Empty lock containers are deleted every second, as EmbeddedZooKeeper does (ZooKeeper's default: a minute).
         return ServerProcess.start("zookeeper-tls-" + port, List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
-                        "-cp", System.getProperty("java.class.path"),
+                        "-Dznode.container.checkIntervalMs=1000", "-cp", System.getProperty("java.class.path"),
                         "org.apache.zookeeper.server.ZooKeeperServerMain", config.toString()),
                 dir, port, "a JDK (the server runs as a java child process)").deleteWorkDirOnClose();
     }
