@@ -3,6 +3,7 @@ package io.locksmith.redis;
 import io.locksmith.LockClient;
 import io.locksmith.tck.TckBase;
 import io.locksmith.tck.kits.ExclusionKit;
+import io.locksmith.tck.kits.ExpiryKit;
 import io.locksmith.tck.kits.FencingKit;
 import io.locksmith.tck.kits.OwnershipKit;
 import io.locksmith.tck.kits.WaitingKit;
@@ -18,13 +19,17 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The kit's basic rules (exclusion, ownership, fencing, waiting by pub/sub) through one Redis client over mutual TLS:
- * a TLS-only redis-server that requires a client certificate ({@code tls-auth-clients yes}), the client sending one of
- * the harness's authority with {@code keyStore=} (certificate and key in one PEM file), as the user of the documented
- * ACL. A subclass per client names it.
+ * The kit's basic rules (exclusion, ownership, fencing, expiry, waiting by pub/sub) through one Redis client over
+ * mutual TLS: a TLS-only redis-server that requires a client certificate ({@code tls-auth-clients yes}), the client
+ * trusting the harness's authority with {@code trustStore=} (host name checked) and sending a certificate of it with
+ * {@code keyStore=} (certificate and key in one PEM file), as the user of the documented ACL. A subclass per client
+ * names it. The one-node TLS kits without a client certificate were folded into these: Jedis runs the whole kit over
+ * TLS ({@link RedisAclTckTest}), and Redisson and Lettuce connect over TLS without one on Sentinel
+ * ({@code *SentinelTlsAclKitTest}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RedisMutualTlsKit extends TckBase implements ExclusionKit, OwnershipKit, FencingKit, WaitingKit {
+abstract class RedisMutualTlsKit extends TckBase implements ExclusionKit, OwnershipKit, FencingKit, ExpiryKit,
+        WaitingKit {
 
     private TestCertificates certificates;
     private Path keyStore;
