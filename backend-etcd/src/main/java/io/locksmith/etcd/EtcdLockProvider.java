@@ -91,6 +91,11 @@ final class EtcdLockProvider implements LockProvider {
      * repeated put-if-absent transaction would be proposed and committed even when its compare fails.
      */
     private final Map<String, KeyHandle> waitingKeys = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Runs in every acquire attempt between its slot claim and its transaction: for tests that hold an attempt there,
+     * as a loaded machine may, while the shared client cleans up after the caller stopped waiting for it.
+     */
+    private volatile Runnable beforeAcquireTransaction = () -> { };
     private volatile long minimumTtlSeconds = 1;
     private final String clientId;
 
@@ -147,6 +152,11 @@ final class EtcdLockProvider implements LockProvider {
         return watches;
     }
 
+    /** See {@link #beforeAcquireTransaction}. */
+    void beforeAcquireTransaction(Runnable hook) {
+        beforeAcquireTransaction = hook;
+    }
+
     /** How many holders and waiters of this client have a key slot now: for tests that check none is left. */
     int claimedKeySlots() {
         return slots.claimed();
@@ -161,7 +171,13 @@ final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Optional<Grant> tryAcquire(AcquireRequest request) {
-        return CallDeadline.within(settings.timeout(), () -> tryAcquireOnce(request));
+        String ownerId = request.owner().id();
+        slots.attemptStarted(ownerId);
+        try {
+            return CallDeadline.within(settings.timeout(), () -> tryAcquireOnce(request));
+        } finally {
+            slots.attemptEnded(ownerId);
+        }
     }
 
     private Optional<Grant> tryAcquireOnce(AcquireRequest request) {
@@ -201,6 +217,7 @@ final class EtcdLockProvider implements LockProvider {
         // write to raft (a WAL write and fsync per commit), even one whose compare fails and that only reads, so such
         // an attempt reads its key and the queue's head in a read-only transaction instead. What it learns is what the
         // put-if-absent's failed branch would have read.
+        beforeAcquireTransaction.run();
         KeyHandle written = request.willWait() ? waitingKeys.get(owner.id()) : null;
         boolean rereading = written != null && written.key().equals(key) && written.leaseId() == lease.id;
         TxnResponse answer = rereading
@@ -401,7 +418,8 @@ final class EtcdLockProvider implements LockProvider {
     }
 
     /**
-     * Deletes the key of {@code owner}'s slot by name and gives the slot back. The slot is the owner's until then, so
+     * Deletes the key of {@code owner}'s slot by name and gives the slot back (unless an attempt of the owner is still
+     * running, see {@link KeySlots#freeAfterCleanUp}). The slot is the owner's until then, so
      * the key is the owner's or a left-over of this client's, never another holding's. An owner without a slot
      * wrote no key of that name: nothing to delete.
      */
@@ -411,7 +429,9 @@ final class EtcdLockProvider implements LockProvider {
             return;
         }
         deleteKey(keys.key(name, slot), name);
-        slots.free(name, owner.id());
+        // An attempt of this owner still running (its caller stopped waiting for it) may put the key again after this
+        // deletion: the owner keeps the slot until the shared client's clean-up after that attempt, which deletes it.
+        slots.freeAfterCleanUp(name, owner.id());
     }
 
     /**

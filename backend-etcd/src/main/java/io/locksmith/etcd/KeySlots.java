@@ -28,6 +28,34 @@ final class KeySlots {
     private final String clientKeyId = UUID.randomUUID().toString().replace("-", "");
     private final Map<Claim, Integer> byOwner = new HashMap<>();
     private final Map<String, BitSet> usedByName = new HashMap<>();
+    /** How many acquire attempts of each owner are running in the provider now (more than one only in a race). */
+    private final Map<String, Integer> attemptsInFlight = new HashMap<>();
+
+    /** An acquire attempt of {@code ownerId} starts: until it ends, a clean-up does not give its slot back. */
+    synchronized void attemptStarted(String ownerId) {
+        attemptsInFlight.merge(ownerId, 1, Integer::sum);
+    }
+
+    /** The acquire attempt of {@code ownerId} ended. */
+    synchronized void attemptEnded(String ownerId) {
+        attemptsInFlight.computeIfPresent(ownerId, (id, count) -> count == 1 ? null : count - 1);
+    }
+
+    /**
+     * Gives the slot of {@code ownerId} on {@code name} back after a clean-up deleted its key, unless an attempt of
+     * that owner is still running: it may put the key again after the deletion (its request reaches etcd later), so
+     * the key is not known to be deleted. The shared client cleans up again once that attempt has ended (a late
+     * attempt's cancel or release), which finds the slot and deletes what the attempt left.
+     *
+     * @return whether the slot was given back
+     */
+    synchronized boolean freeAfterCleanUp(String name, String ownerId) {
+        if (attemptsInFlight.containsKey(ownerId)) {
+            return false;
+        }
+        free(name, ownerId);
+        return true;
+    }
 
     /** The key part of {@code ownerId} on {@code name}: its slot, claimed now if it has none yet. */
     synchronized String claim(String name, String ownerId) {

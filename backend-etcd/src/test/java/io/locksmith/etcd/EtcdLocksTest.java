@@ -471,6 +471,49 @@ class EtcdLocksTest {
     }
 
     /**
+     * Under load an attempt may claim its slot and then wait for a core while its caller's bound ends: the shared
+     * client's clean-up (ambiguous release) deletes the key before the attempt's put reaches etcd, and its late
+     * cancel comes only after the attempt ended. The slot must stay the owner's until that cancel, or the cancel finds
+     * no slot and the late key stays, kept alive by the client's shared lease: a queue entry nobody owns, which
+     * becomes a holder nobody releases (TCK R1.5 found it so on a loaded CI machine).
+     */
+    @Test
+    void aKeyPutByAnAttemptAfterItsOwnersCleanUpIsDeletedByTheLateCancel(TestInfo test) throws Exception {
+        String name = unique(test);
+        try (EtcdLockProvider holderSide = provider("holder"); EtcdLockProvider waiterSide = provider("waiter")) {
+            Owner holder = new Owner("late-put:holder", new HolderIdentity("holder", "test", "holder", 1, null));
+            Owner waiter = new Owner("late-put:waiter", new HolderIdentity("waiter", "test", "waiter", 2, null));
+            Grant held = holderSide.tryAcquire(new AcquireRequest(name, holder, Duration.ofSeconds(5), false))
+                    .orElseThrow();
+            java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+            waiterSide.beforeAcquireTransaction(() -> {
+                arrived.countDown();
+                try {
+                    resume.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            CompletableFuture<Optional<Grant>> attempt = CompletableFuture.supplyAsync(() -> waiterSide.tryAcquire(
+                    new AcquireRequest(name, waiter, Duration.ofSeconds(5), true)));
+            assertTrue(arrived.await(10, TimeUnit.SECONDS), "the attempt did not reach its transaction");
+            // The caller's bound ended: the shared client releases the attempt as ambiguous while it is in flight.
+            waiterSide.releaseAmbiguous(name, waiter);
+            waiterSide.beforeAcquireTransaction(() -> { });
+            resume.countDown();
+            assertTrue(attempt.get(10, TimeUnit.SECONDS).isEmpty(), "the waiter was granted a held lock");
+            assertEquals(2, keysOf(name).size(), "the late attempt did not put its key after the clean-up");
+            // The attempt ended after its caller stopped waiting: the shared client cancels its owner's wait.
+            waiterSide.cancel(name, waiter);
+            assertEquals(1, keysOf(name).size(), "the late attempt's key stayed after the late cancel");
+            assertEquals(0, waiterSide.claimedKeySlots(), "the cancelled waiter kept its slot");
+            assertTrue(holderSide.release(held));
+            assertEquals(List.of(), keysOf(name));
+        }
+    }
+
+    /**
      * Slot keys are written again by the slot's next owner, so the queue watch may report the deletion of an earlier
      * life of a key after the waiter read the key's current life as ahead of it. That report must not clear the key:
      * the waiter would take a lock that is held.
