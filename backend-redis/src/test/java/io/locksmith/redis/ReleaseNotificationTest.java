@@ -53,6 +53,12 @@ class ReleaseNotificationTest {
         return new Owner(id, new HolderIdentity("notification-test", "p", "t", 1, null));
     }
 
+    /** A waiting attempt of {@code ownerId} on a held {@code name}: it finds the lock taken and keeps a queue place. */
+    private static void queueBehind(LockProvider waiter, String name, String ownerId) {
+        assertTrue(waiter.tryAcquire(new AcquireRequest(name, owner(ownerId), Duration.ofSeconds(5), true)).isEmpty(),
+                "the lock was free: nothing to queue behind");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"jedis", "lettuce"})
     void manyNamesShareOneSubscriberConnectionAndReleasesAreDelivered(String client, TestInfo info) throws Exception {
@@ -64,8 +70,11 @@ class ReleaseNotificationTest {
             AutoCloseable two = waiter.subscribe(name + ":b", second::incrementAndGet);
             assertEquals(1, subscriberConnections(), "names must share one subscriber connection");
 
+            // A release is announced when someone queued for it (every waiter of one node keeps a queue place before
+            // it subscribes; a release nobody queued for publishes nothing): a waiting attempt queues first.
             Grant grant = holder.tryAcquire(new AcquireRequest(name + ":a", owner("h:1"), Duration.ofSeconds(5), false))
                     .orElseThrow();
+            queueBehind(waiter, name + ":a", "w:1");
             holder.release(grant);
             await().atMost(Duration.ofSeconds(5)).until(() -> first.get() == 1);
             assertEquals(0, second.get());
@@ -79,6 +88,7 @@ class ReleaseNotificationTest {
             assertTrue(subscribedChannels() >= 2, "the channels were confirmed, so the server has them");
             Grant again = holder.tryAcquire(new AcquireRequest(name + ":b", owner("h:2"), Duration.ofSeconds(5), false))
                     .orElseThrow();
+            queueBehind(waiter, name + ":b", "w:2");
             holder.release(again);
             await().atMost(Duration.ofSeconds(5)).until(() -> second.get() == 3);
             assertEquals(3, first.get(), "a release of another name told this one");
