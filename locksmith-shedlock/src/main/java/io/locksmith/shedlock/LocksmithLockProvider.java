@@ -31,16 +31,25 @@ import java.util.Optional;
  * ({@link LocksmithSimpleLock#fencingToken()}, or {@link #currentFencingToken()} inside the job), holder identity in
  * {@code lockctl inspect}, and the store chosen by configuration.
  *
- * <p>Differences, stated: a {@code lockAtMostFor} under the store's shortest lease
- * ({@link LockClient#minimumLeaseTime()}: whole seconds on etcd, tens of milliseconds elsewhere) holds the store lock
- * that long, though the ShedLock lock counts as ended at {@code lockAtMostFor} (it can no longer be extended and is
- * released when unlocked); on stores whose locks live with the client's session (ZooKeeper, etcd) a lock kept for
+ * <p>Differences, stated: a {@code lockAtMostFor} under {@link #SHORTEST_STORE_LEASE} (or the store's shortest lease,
+ * {@link LockClient#minimumLeaseTime()}, if longer: whole seconds on etcd) holds the store lock that long, though the
+ * ShedLock lock counts as ended at {@code lockAtMostFor} (it can no longer be extended and is released when
+ * unlocked); on stores whose locks live with the client's session (ZooKeeper, etcd) a lock kept for
  * {@code lockAtLeastFor} is released by this process at that time, so a process that ends before takes it with its
  * session, earlier. Lock names are prefixed with {@link #namePrefix()} (default none) and must be valid Locksmith names.
  *
  * <p>Thread-safe. The client is the caller's: this provider never closes it.
  */
 public final class LocksmithLockProvider implements ExtensibleLockProvider {
+
+    /**
+     * The shortest store lease this provider asks for, whatever {@code lockAtMostFor} says. A grant is valid for its
+     * lease counted from when the request was sent, and a lease shorter than the acquire's round trip is over before it
+     * reaches the caller, which then refuses it: ShedLock would skip the job although nobody held the lock (a 20 ms
+     * lease on ZooKeeper, whose acquire proves its session through the leader, was refused that way on a loaded
+     * machine). One second leaves room for a slow round trip; a real {@code lockAtMostFor} is minutes.
+     */
+    public static final Duration SHORTEST_STORE_LEASE = Duration.ofSeconds(1);
 
     private static final ThreadLocal<LocksmithSimpleLock> CURRENT = new ThreadLocal<>();
 
@@ -124,15 +133,21 @@ public final class LocksmithLockProvider implements ExtensibleLockProvider {
         return namePrefix + Objects.requireNonNull(shedLockName, "lock name cannot be null");
     }
 
-    /** A ShedLock duration as a lease time: at least the store's shortest lease. */
+    /** A ShedLock duration as a lease time: at least {@link #shortestStoreLease()}. */
     Duration leaseTime(LockConfiguration configuration, Duration requested) {
         if (requested.isZero() || requested.isNegative() || requested.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
             throw new IllegalArgumentException("lockAtMostFor of lock '" + configuration.getName() + "' must be"
                     + " positive and at most " + LockOptions.MAX_LEASE_TIME + " (a lock must free itself within a"
                     + " bounded time after its holder dies), was " + requested);
         }
-        Duration minimum = client.minimumLeaseTime();
+        Duration minimum = shortestStoreLease();
         return requested.compareTo(minimum) < 0 ? minimum : requested;
+    }
+
+    /** {@link #SHORTEST_STORE_LEASE}, or the store's shortest lease if longer. */
+    Duration shortestStoreLease() {
+        Duration storeMinimum = client.minimumLeaseTime();
+        return storeMinimum.compareTo(SHORTEST_STORE_LEASE) > 0 ? storeMinimum : SHORTEST_STORE_LEASE;
     }
 
     static Duration until(Instant instant) {

@@ -71,7 +71,7 @@ abstract class LocksmithShedLockKitTest extends AbstractExtensibleLockProviderIn
     }
 
     /**
-     * Free in the store within the store's shortest lease (plus a scheduling slack): a lock whose
+     * Free in the store within the shortest store lease (plus a scheduling slack): a lock whose
      * {@code lockAtMostFor} is shorter lives that long in the store, and on a store whose locks live with the session a
      * lock kept for {@code lockAtLeastFor} is released by the client at that time, one store call later.
      */
@@ -79,7 +79,7 @@ abstract class LocksmithShedLockKitTest extends AbstractExtensibleLockProviderIn
     protected void assertUnlocked(String lockName) {
         String name = provider.namePrefix() + lockName;
         await("lock '" + lockName + "' free in " + client.describe())
-                .atMost(client.minimumLeaseTime().plus(Duration.ofMillis(500)))
+                .atMost(provider.shortestStoreLease().plus(Duration.ofMillis(500)))
                 .until(() -> client.inspect(name).isEmpty());
     }
 
