@@ -92,6 +92,19 @@ class DirectStoreCallTest {
     }
 
     @Test
+    void aLimitEqualToTheCommandTimeOutRunsAcquireAndReleaseOnTheCallersThread() {
+        // The Redis transports state their command time-out as their limit, and a release and an attempt are bounded
+        // by exactly that: the nanoseconds spent taking a turn must not make it "not fit".
+        RecordingProvider store = new RecordingProvider(Optional.of(Duration.ofSeconds(2)), Duration.ofSeconds(2));
+        try (LockClient client = open(store)) {
+            client.lock(name()).tryAcquire().orElseThrow().close();
+            client.lock(name()).tryAcquire(Duration.ofSeconds(5)).orElseThrow().close();
+        }
+        assertEquals(List.of(Thread.currentThread(), Thread.currentThread()), store.acquireThreads);
+        assertEquals(List.of(Thread.currentThread(), Thread.currentThread()), store.releaseThreads);
+    }
+
+    @Test
     void noStatedLimitHandsEveryCallToAnotherThread() {
         RecordingProvider store = new RecordingProvider(Optional.empty(), Duration.ofSeconds(2));
         try (LockClient client = open(store)) {
