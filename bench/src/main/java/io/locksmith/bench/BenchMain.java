@@ -31,6 +31,16 @@ public final class BenchMain {
             ChartWriter.main(java.util.Arrays.copyOfRange(args, 1, args.length)); // nothing run, nothing started
             return;
         }
+        if (args.length > 0 && args[0].equals("--goals")) {
+            try {
+                Goals.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                System.exit(2);
+            }
+            System.exit(0);
+            return;
+        }
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
@@ -40,9 +50,19 @@ public final class BenchMain {
             return;
         }
         Report report = run(options);
-        Files.createDirectories(options.out());
-        Path markdown = options.out().resolve("latest.md");
-        Path json = options.out().resolve("latest.json");
+        write(report, options.out());
+        if (options.updateDoc() != null) {
+            Files.writeString(options.updateDoc(), report.intoDocument(Files.readString(options.updateDoc())));
+            System.out.println("updated the results in " + options.updateDoc());
+        }
+        System.exit(0); // client libraries leave non-daemon threads behind (Redisson, gRPC)
+    }
+
+    /** Writes {@code latest.md}, {@code latest.json} and their charts into {@code out}, and prints the summary. */
+    static Path write(Report report, Path out) throws IOException {
+        Files.createDirectories(out);
+        Path markdown = out.resolve("latest.md");
+        Path json = out.resolve("latest.json");
         Files.writeString(markdown, report.markdown());
         Files.writeString(json, report.json());
         System.out.println("\n" + report.summary() + "\n" + report.targets());
@@ -53,11 +73,7 @@ public final class BenchMain {
             // The figures are written already: a chart that cannot be drawn must not lose them.
             System.out.println("charts not drawn (redraw with --charts-from " + json + "): " + e);
         }
-        if (options.updateDoc() != null) {
-            Files.writeString(options.updateDoc(), report.intoDocument(Files.readString(options.updateDoc())));
-            System.out.println("updated the results in " + options.updateDoc());
-        }
-        System.exit(0); // client libraries leave non-daemon threads behind (Redisson, gRPC)
+        return json;
     }
 
     static Report run(BenchOptions options) throws IOException {

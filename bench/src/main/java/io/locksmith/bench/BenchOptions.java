@@ -38,6 +38,8 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
               --contended-hold D         how long a contended holder keeps the lock (default 1ms)
               --contended-think D        a contended thread's other work between two needs of the lock, random
                                          up to this (default 20ms); 0ms with a 0ms hold: the lock is the bottleneck
+              --contended-retake         a contended thread needs the lock again at once after its release, rather than
+                                         only once another thread has had it (issue 35's PostgreSQL scenario)
               --renewal-hold D           how long the renewal scenario holds its locks (full 60s, quick 12s)
               --renewal-lease D          lease (watchdog timeout, TTL) of the renewed locks (full 30s, quick 6s)
               --renewal-locks N          locks held in the renewal scenario (default 10000)
@@ -59,6 +61,9 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                                          round trip, as in a data centre); default none: loopback
             or:    java -jar bench/target/locksmith-bench.jar --charts-from RESULTS.json [...]
                                          redraw the charts of results files next to them; runs nothing
+            or:    java -jar bench/target/locksmith-bench.jar --goals [--runs N] [--out DIR] [--update-doc FILE]
+                                         issue 35's goals: the three configurations they are judged in, one after
+                                         the other, and goals.md, one row per goal (default out bench/results/goals)
             """;
 
     static BenchOptions parse(String... args) {
@@ -75,6 +80,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         Integer renewalLocks = null;
         Duration contendedHold = null;
         Duration contendedThink = null;
+        boolean contendedRetake = false;
         int runs = 3;
         List<Integer> hotWaiters = null;
         Integer hotVirtual = null;
@@ -96,6 +102,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
                 case "--measure" -> measure = duration(value(args, ++i, arg), arg);
                 case "--contended-hold" -> contendedHold = durationOrZero(value(args, ++i, arg), arg);
                 case "--contended-think" -> contendedThink = durationOrZero(value(args, ++i, arg), arg);
+                case "--contended-retake" -> contendedRetake = true;
                 case "--renewal-hold" -> renewalHold = duration(value(args, ++i, arg), arg);
                 case "--renewal-lease" -> renewalLease = duration(value(args, ++i, arg), arg);
                 case "--renewal-locks" -> renewalLocks = positiveInt(value(args, ++i, arg), arg);
@@ -115,7 +122,7 @@ record BenchOptions(BenchConfig config, boolean quick, Set<Store> stores, Set<Sc
         BenchConfig config = quick ? BenchConfig.quick() : BenchConfig.full();
         config = config.withTimes(warmup == null ? config.warmup() : warmup, measure == null ? config.measure() : measure);
         config = config.withContention(contendedHold == null ? config.hold() : contendedHold,
-                contendedThink == null ? config.thinkMax() : contendedThink);
+                contendedThink == null ? config.thinkMax() : contendedThink).withRetake(contendedRetake);
         config = config.withRenewal(renewalHold == null ? config.renewalHold() : renewalHold,
                 renewalLease == null ? config.renewalLease() : renewalLease,
                 renewalLocks == null ? config.renewalLocks() : renewalLocks);

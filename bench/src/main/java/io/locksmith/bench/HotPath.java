@@ -150,7 +150,7 @@ public final class HotPath {
         subjects.put("raw: Jedis SET NX PX (20 ms retry when taken)",
                 new JedisSetNxSubject("raw", address, lease, Duration.ofMillis(20)));
         subjects.put("Locksmith over Jedis", new LocksmithSubject("Locksmith", Store.REDIS,
-                threads -> "redis://" + hostPort + "?client=jedis&poolSize=" + Math.max(8, threads) + "&lease="
+                threads -> "redis://" + hostPort + "?client=jedis&poolSize=" + Subjects.jedisPoolSize(threads) + "&lease="
                         + lease.toMillis() + "ms"));
         subjects.keySet().removeIf(label -> !label.contains(only));
         Map<String, List<Double>> opsPerSecond = new LinkedHashMap<>();

@@ -36,7 +36,8 @@ final class Report {
             Scenario.CONTENDED, List.of(new Column("acquisitions_per_s", "acquisitions/s", true),
                     new Column("handoff_p50_us", "handoff p50 µs", true),
                     new Column("handoff_p99_us", "handoff p99 µs", true),
-                    new Column("handoffs_to_waiters_pct", "to a waiter %", false)),
+                    new Column("handoffs_to_waiters_pct", "to a waiter %", false),
+                    new Column("to_another_thread_pct", "to another thread %", false)),
             Scenario.MANY_NAMES, List.of(new Column("ops_per_s", "ops/s", true), new Column("p50_us", "p50 µs", true),
                     new Column("p99_us", "p99 µs", true)),
             Scenario.RENEWAL, List.of(new Column("store_requests_per_s", "store requests/s", true),
@@ -310,8 +311,7 @@ final class Report {
             }
             if (scenario == Scenario.CONTENDED) {
                 for (String kind : List.of(RoundTrips.WRITE, RoundTrips.IDLE_WRITE)) {
-                    md.append(" ").append(withRange(inRoundTrips(r, kind), perRun(run -> run.same(r)
-                            .map(same -> run.inRoundTrips(same, kind)).orElse(Double.NaN)), Report::ratioText)).append(" |");
+                    md.append(" ").append(roundTripsCell(r, kind)).append(" |");
                 }
             }
             md.append("\n");
@@ -335,6 +335,37 @@ final class Report {
         }
         return find(Scenario.ROUND_TRIP, contended.store(), kind)
                 .map(rt -> contended.metric("handoff_p50_us") / rt.metric("p50_us")).orElse(Double.NaN);
+    }
+
+    /** {@link #inRoundTrips(Result, String)} as a cell: the median of the runs and their range. */
+    String roundTripsCell(Result contended, String kind) {
+        return withRange(inRoundTrips(contended, kind), perRun(run -> run.same(contended)
+                .map(r -> run.inRoundTrips(r, kind)).orElse(Double.NaN)), Report::ratioText);
+    }
+
+    /**
+     * {@code row}'s metric divided by the same metric of {@code other}, a subject of the same scenario and store, or
+     * NaN if either is missing; over several runs, the median of the ratios taken within each run.
+     */
+    double ratioTo(Result row, String other, String metric) {
+        if (!runs.isEmpty()) {
+            return median(perRun(run -> run.same(row).map(r -> run.ratioTo(r, other, metric)).orElse(Double.NaN)));
+        }
+        return find(row.scenario(), row.store(), other)
+                .filter(o -> o.metrics().containsKey(metric) && row.metrics().containsKey(metric))
+                .map(o -> row.metric(metric) / o.metric(metric))
+                .orElse(Double.NaN);
+    }
+
+    /** {@link #ratioTo} as a cell: the median of the per-run ratios and their range. */
+    String ratioToCell(Result row, String other, String metric) {
+        return withRange(ratioTo(row, other, metric), perRun(run -> run.same(row)
+                .map(r -> run.ratioTo(r, other, metric)).orElse(Double.NaN)), Report::ratioText);
+    }
+
+    /** The results (medians of the runs when there were several). */
+    List<Result> results() {
+        return results;
     }
 
     /** One row per Locksmith subject: its key ratios across the scenarios. */
@@ -634,9 +665,6 @@ final class Report {
                 .orElse(Double.NaN)), format);
     }
 
-    /**
-     * @param shown what the measured column shows (a median with its range), or null for the plain figure
-     */
     /** Contended acquisitions/s over Redisson RLock's, per run and then the median, as every other ratio. */
     private double toRedisson(Result contended) {
         if (!runs.isEmpty()) {
@@ -647,6 +675,9 @@ final class Report {
                 .orElse(Double.NaN);
     }
 
+    /**
+     * @param shown what the measured column shows (a median with its range), or null for the plain figure
+     */
     private static void target(StringBuilder md, String target, Result r, double measured, boolean met, String unit,
                                String shown) {
         md.append("| ").append(target).append(" | ").append(r.store().title()).append(" | ").append(r.subject())

@@ -113,6 +113,8 @@ final class Scenarios {
         private final AtomicLong timeouts = new AtomicLong();
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final Object turn = new Object();
+        private int lastHolder = -1;          // guarded by turn
+        private long byAnotherThread;         // guarded by turn
         private long acquisitions;            // guarded by turn
         private long recordedAcquisitions;    // guarded by turn
         private long withoutWaiting;          // guarded by turn
@@ -131,7 +133,8 @@ final class Scenarios {
                 Histogram handoff = histogram();
                 handoffs.add(handoff);
                 Subject.Contender contender = contenders.get(i);
-                Thread worker = new Thread(() -> loop(contender, handoff), "bench-contender-" + i);
+                int index = i;
+                Thread worker = new Thread(() -> loop(index, contender, handoff), "bench-contender-" + i);
                 workers.add(worker);
             }
             workers.forEach(Thread::start);
@@ -159,20 +162,24 @@ final class Scenarios {
             Map<String, Double> metrics = new LinkedHashMap<>();
             long acquired;
             long notWaiting;
+            long another;
             synchronized (turn) {
                 acquired = recordedAcquisitions;
                 notWaiting = withoutWaiting;
+                another = byAnotherThread;
             }
             metrics.put("acquisitions_per_s", perSecond(acquired, measuredNanos));
             putLatencies(metrics, "handoff_", handoff);
             metrics.put("acquisitions", (double) acquired);
             metrics.put("handoffs_to_waiters_pct", acquired == 0 ? 0 : 100.0 * (acquired - notWaiting) / acquired);
+            // The thread before was another: the lock was handed over rather than taken again by its last holder.
+            metrics.put("to_another_thread_pct", acquired == 0 ? 0 : 100.0 * another / acquired);
             metrics.put("timeouts", (double) timeouts.get());
             metrics.put("exclusion_violations", (double) violations.get());
             return metrics;
         }
 
-        private void loop(Subject.Contender contender, Histogram handoff) {
+        private void loop(int index, Subject.Contender contender, Histogram handoff) {
             try {
                 while (!stop) {
                     Subject.Held held;
@@ -193,12 +200,16 @@ final class Scenarios {
                         myTurn = ++acquisitions;
                         if (recording && !stop) {
                             recordedAcquisitions++;
+                            if (lastHolder != index) {
+                                byAnotherThread++;
+                            }
                             if (releasedAt != 0 && askedAt < releasedAt) {
                                 handoff.recordValue(Math.min(acquiredAt - releasedAt, HIGHEST_NANOS));
                             } else {
                                 withoutWaiting++;
                             }
                         }
+                        lastHolder = index;
                         turn.notifyAll();
                     }
                     if (config.hold().toNanos() > 0) {
@@ -207,7 +218,9 @@ final class Scenarios {
                     inside.decrementAndGet();
                     releaseStartedAt.set(System.nanoTime());
                     held.release();
-                    awaitAnotherTurn(myTurn);
+                    if (!config.retake()) {
+                        awaitAnotherTurn(myTurn);
+                    }
                     // Other work before the next need of the lock. Random, so contenders arrive independently
                     // as separate processes do, not all at once on the heels of each acquisition.
                     if (config.thinkMax().toNanos() > 0) {

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ScenariosTest {
 
     private static final BenchConfig TINY = new BenchConfig(Duration.ofMillis(100), Duration.ofMillis(300), 4,
-            Duration.ofMillis(1), Duration.ofMillis(2), 8, 100, 200, Duration.ofMillis(300), Duration.ofSeconds(3), Duration.ofSeconds(5));
+            Duration.ofMillis(1), Duration.ofMillis(2), 8, 100, 200, Duration.ofMillis(300), Duration.ofSeconds(3), Duration.ofSeconds(5), false);
 
     private final String store = "bench-test-" + UUID.randomUUID();
     private final Subject mem = new LocksmithSubject("Locksmith over mem://", Store.MEM, "mem://" + store);
