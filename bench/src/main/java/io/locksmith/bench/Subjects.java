@@ -68,6 +68,7 @@ final class Subjects {
                 // The row lock renews nothing, so it is no baseline for renewal; the other three scenarios compare.
                 if (scenario != Scenario.RENEWAL) {
                     postgres(lease, entries);
+                    postgresPeers(lease, entries);
                 }
             }
             case MEM -> entries.add(new Entry(new LocksmithSubject("Locksmith over mem://", Store.MEM,
@@ -133,7 +134,7 @@ final class Subjects {
      * Locksmith over Jedis sized like the raw client: a connection for each calling thread (the raw client's pool has
      * as many, at least 8), and one more, which the provider keeps for the renewal batch (its calls in flight are the
      * pool less one). With one connection fewer than threads, the callers queue for turns on every call: 32 threads
-     * on a pool of 32 ran many names at 0.27-0.36 of the raw client's throughput, on 33 at 0.74-1.04 (3 December).
+     * on a pool of 32 ran many names at 0.26-0.41 of the raw client's throughput, on 33 at 0.74-1.04 (3 December).
      */
     static int jedisPoolSize(int threads) {
         return Math.max(8, threads + 1);
@@ -300,6 +301,21 @@ final class Subjects {
             case POSTGRES, SENTINEL -> {
             }
         }
+    }
+
+    /**
+     * Beside the baseline (issue 35): Spring Integration's {@code JdbcLockRegistry}, what Spring teams on PostgreSQL
+     * use, and PostgreSQL's own {@code pg_advisory_lock}, the floor (a server-side queue, no TTL or token). Not in the
+     * hot-lock scenario: the advisory lock keeps a pooled connection per waiter.
+     */
+    private void postgresPeers(Duration lease, List<Entry> entries) {
+        int port = servers.port(Store.POSTGRES);
+        String user = io.locksmith.tck.server.StoreServers.POSTGRES_USER;
+        String jdbc = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+        entries.add(new Entry(new SpringJdbcLockRegistrySubject("Spring Integration JdbcLockRegistry (polls every 100 ms)",
+                jdbc, user, lease), false));
+        entries.add(new Entry(new AdvisoryLockSubject("pg_advisory_lock (session lock, server queue)", jdbc, user),
+                false));
     }
 
     /** The ShedLock-style row lock is the baseline: what teams on PostgreSQL run today. */
