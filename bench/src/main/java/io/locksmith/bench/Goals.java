@@ -186,7 +186,8 @@ final class Goals {
     }
 
     private static Row ratioRow(Report report, String item, String goal, Result r, String metric, DoublePredicate met) {
-        return row(report, item, goal, r, report.ratioCell(r, metric) + "× (" + report.valueCell(r, metric) + ")",
+        String unit = metric.endsWith("_us") ? " µs" : metric.endsWith("_per_s") ? "/s" : "";
+        return row(report, item, goal, r, report.ratioCell(r, metric) + "× (" + report.valueCell(r, metric) + unit + ")",
                 report.ratio(r, metric), met);
     }
 

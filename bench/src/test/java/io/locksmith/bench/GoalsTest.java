@@ -75,13 +75,13 @@ class GoalsTest {
         assertTrue(table.contains("| Locksmith over PostgreSQL | 1.50 (0.50–2.00)× (1,200 (500–1,500)/s; Spring"
                 + " Integration 1,000 (600–1,000)/s, 2.00 (2.00–2.00) % to another thread) | yes |"), table);
         assertTrue(table.contains("| 4 | contended acquisitions/s ≥ 10 × jetcd Lock's (loopback) | etcd | Locksmith over"
-                + " jetcd | 4.00× (320) | **no** |"), table);
+                + " jetcd | 4.00× (320/s) | **no** |"), table);
         assertTrue(table.contains("| 5 | 0.1 ms network: uncontended p50 ≤ 1.05 × Curator | ZooKeeper | Locksmith over"
-                + " Curator | 0.70× (700) | yes |"), table);
+                + " Curator | 0.70× (700 µs) | yes |"), table);
         assertTrue(table.contains("| 5 | 0.1 ms network: contended handoff p50 ≤ 1.5 round trips | ZooKeeper |"
                 + " Locksmith over Curator | 2.00 round trips (800 µs) | **no** |"), table);
         assertTrue(table.contains("| 6 | many names ops/s ≥ 0.9 × the minimal lock's | Redis | Locksmith over Jedis |"
-                + " 0.95× (9,500) | yes |"), table);
+                + " 0.95× (9,500/s) | yes |"), table);
     }
 
     @Test
