@@ -1,6 +1,5 @@
 package io.locksmith.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 import java.sql.Connection;
@@ -16,43 +15,17 @@ import java.util.concurrent.TimeoutException;
  * to one pooled connection, held from the acquire to the release ({@code lock_timeout} bounds the wait). The lower
  * bound Locksmith's table lock is measured against, not a peer it must beat.
  */
-final class AdvisoryLockSubject implements Subject {
+final class AdvisoryLockSubject extends JdbcPeerSubject {
 
     private static final String TIMED_OUT = "55P03";
 
-    private final String label;
-    private final String jdbcUrl;
-    private final String user;
-
     AdvisoryLockSubject(String label, String jdbcUrl, String user) {
-        this.label = label;
-        this.jdbcUrl = jdbcUrl;
-        this.user = user;
+        super(label, jdbcUrl, user);
     }
 
     @Override
-    public String label() {
-        return label;
-    }
-
-    @Override
-    public Store store() {
-        return Store.POSTGRES;
-    }
-
-    @Override
-    public boolean isLocksmith() {
-        return false;
-    }
-
-    @Override
-    public Contender open(int threads) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl);
-        config.setUsername(user);
-        config.setMaximumPoolSize(Math.max(8, threads));
-        config.setPoolName("bench-advisory-lock");
-        HikariDataSource pool = new HikariDataSource(config);
+    public Contender open(int threads) throws SQLException {
+        HikariDataSource pool = pool(threads, "bench-advisory-lock", null);
         return new Contender() {
             @Override
             public Held acquire(String name, Duration maxWait) throws Exception {

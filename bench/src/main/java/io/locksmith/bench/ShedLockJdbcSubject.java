@@ -1,12 +1,10 @@
 package io.locksmith.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -19,54 +17,24 @@ import java.util.concurrent.TimeoutException;
  * {@code retryInterval} (ShedLock itself skips the task instead of waiting). No owner check on release, no
  * fencing, no renewal, no notification.
  */
-final class ShedLockJdbcSubject implements Subject {
+final class ShedLockJdbcSubject extends JdbcPeerSubject {
 
     static final String TABLE = "bench_shedlock";
 
-    private final String label;
-    private final String jdbcUrl;
-    private final String user;
     private final Duration ttl;
     private final Duration retryInterval;
 
     ShedLockJdbcSubject(String label, String jdbcUrl, String user, Duration ttl, Duration retryInterval) {
-        this.label = label;
-        this.jdbcUrl = jdbcUrl;
-        this.user = user;
+        super(label, jdbcUrl, user);
         this.ttl = ttl;
         this.retryInterval = retryInterval;
     }
 
     @Override
-    public String label() {
-        return label;
-    }
-
-    @Override
-    public Store store() {
-        return Store.POSTGRES;
-    }
-
-    @Override
-    public boolean isLocksmith() {
-        return false;
-    }
-
-    @Override
     public Contender open(int threads) throws SQLException {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl);
-        config.setUsername(user);
-        config.setMaximumPoolSize(Math.max(8, threads));
-        config.setPoolName("bench-shedlock");
-        HikariDataSource pool = new HikariDataSource(config);
-        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (name varchar(255) PRIMARY KEY,"
-                    + " lock_until timestamp NOT NULL, locked_at timestamp NOT NULL, locked_by varchar(255) NOT NULL)");
-        } catch (SQLException e) {
-            pool.close();
-            throw e;
-        }
+        HikariDataSource pool = pool(threads, "bench-shedlock", "CREATE TABLE IF NOT EXISTS " + TABLE
+                + " (name varchar(255) PRIMARY KEY, lock_until timestamp NOT NULL, locked_at timestamp NOT NULL,"
+                + " locked_by varchar(255) NOT NULL)");
         String lockSql = "INSERT INTO " + TABLE + " (name, lock_until, locked_at, locked_by)"
                 + " VALUES (?, timezone('utc', now()) + ? * interval '1 millisecond', timezone('utc', now()), ?)"
                 + " ON CONFLICT (name) DO UPDATE SET lock_until = excluded.lock_until, locked_at = excluded.locked_at,"

@@ -1,14 +1,11 @@
 package io.locksmith.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,51 +17,20 @@ import java.util.concurrent.locks.Lock;
  * per client (process), {@code tryLock(maxWait)}; a waiter polls the table every 100 ms (its default
  * {@code idleBetweenTries}), and the threads of one registry queue on a local {@code ReentrantLock} first.
  */
-final class SpringJdbcLockRegistrySubject implements Subject {
+final class SpringJdbcLockRegistrySubject extends JdbcPeerSubject {
 
-    private final String label;
-    private final String jdbcUrl;
-    private final String user;
     private final Duration ttl;
 
     SpringJdbcLockRegistrySubject(String label, String jdbcUrl, String user, Duration ttl) {
-        this.label = label;
-        this.jdbcUrl = jdbcUrl;
-        this.user = user;
+        super(label, jdbcUrl, user);
         this.ttl = ttl;
     }
 
     @Override
-    public String label() {
-        return label;
-    }
-
-    @Override
-    public Store store() {
-        return Store.POSTGRES;
-    }
-
-    @Override
-    public boolean isLocksmith() {
-        return false;
-    }
-
-    @Override
     public Contender open(int threads) throws SQLException {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl);
-        config.setUsername(user);
-        config.setMaximumPoolSize(Math.max(8, threads));
-        config.setPoolName("bench-spring-jdbc-lock");
-        HikariDataSource pool = new HikariDataSource(config);
-        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL,"
-                    + " CLIENT_ID CHAR(36), CREATED_DATE TIMESTAMP NOT NULL, EXPIRED_AFTER TIMESTAMP NOT NULL,"
-                    + " constraint INT_LOCK_PK primary key (LOCK_KEY, REGION))");
-        } catch (SQLException e) {
-            pool.close();
-            throw e;
-        }
+        HikariDataSource pool = pool(threads, "bench-spring-jdbc-lock", "CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY"
+                + " CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL, CLIENT_ID CHAR(36), CREATED_DATE TIMESTAMP NOT NULL,"
+                + " EXPIRED_AFTER TIMESTAMP NOT NULL, constraint INT_LOCK_PK primary key (LOCK_KEY, REGION))");
         DefaultLockRepository repository = new DefaultLockRepository(pool);
         repository.setTransactionManager(new DataSourceTransactionManager(pool));
         repository.afterPropertiesSet();
