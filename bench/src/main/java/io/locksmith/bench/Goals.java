@@ -77,7 +77,7 @@ final class Goals {
             }
         }
         if (updateDoc != null) {
-            markers(Files.readString(updateDoc)); // before half an hour of runs, not after
+            markers(Files.readString(updateDoc)); // before the ten minutes of runs, not after
         }
         String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         List<Report> reports = new ArrayList<>();
